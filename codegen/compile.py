@@ -1,0 +1,153 @@
+"""Compile one rendered variant to PTX + cubin with the CuTe DSL, on a machine with no GPU.
+
+Runs inside a GPU-blind worker process (see codegen.build). The DSL reads its dump switches
+once, when `cutlass` is first imported, so `compile_source` sets them before that import and
+every worker keeps one private dump directory for its lifetime.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from codegen import ptxabi
+from codegen.spec import Variant
+
+# PTX parameter sizes of each kind a template may declare in its PARAMS list.
+_KIND_SIZE = {"tma_desc": 128, "i32": 4, "u32": 4, "u64": 8, "i32x2": 8, "i32x3": 12}
+
+
+class CompileError(RuntimeError):
+    """The DSL could not compile a variant; the message is the DSL's own error."""
+
+
+@dataclass
+class Artifacts:
+    ptx: bytes
+    cubin: bytes
+    symbol: str
+    abi: dict
+    launch: dict
+    tma: dict
+    resources: dict = field(default_factory=dict)
+    seconds: float = 0.0
+
+
+def _prepare_dsl_env() -> Path:
+    """Point the DSL's artifact dump at a private directory (before cutlass is imported)."""
+    if "cutlass" in sys.modules:
+        dump = os.environ.get("CUTE_DSL_DUMP_DIR")
+        if not dump or "ptx" not in os.environ.get("CUTE_DSL_KEEP", ""):
+            raise CompileError(
+                "cutlass was imported before codegen.compile could set CUTE_DSL_KEEP; "
+                "compile in a fresh process (codegen build does)")
+        return Path(dump)
+    dump = Path(tempfile.mkdtemp(prefix="codegen-dump-"))
+    os.environ["CUTE_DSL_KEEP"] = "ptx,cubin"
+    os.environ["CUTE_DSL_DUMP_DIR"] = str(dump)
+    os.environ.setdefault("CUDA_VISIBLE_DEVICES", "")
+    return dump
+
+
+def _load_module(path: Path, name: str):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        sys.modules.pop(name, None)
+    return module
+
+
+def abi_from_ptx(ptx: str, declared: list[tuple[str, str]]) -> tuple[str, dict]:
+    """Match the template's declared PARAMS against the PTX .entry signature.
+
+    Returns (kernel symbol, abi dict). Raises CompileError on any mismatch, so a template whose
+    parameter list drifted from what the DSL emitted never reaches a cache.
+    """
+    entries = ptxabi.parse_entries(ptx)
+    if len(entries) != 1:
+        raise CompileError(f"expected exactly one .entry in the PTX, found {len(entries)}")
+    entry = entries[0]
+    if len(entry.params) != len(declared):
+        raise CompileError(
+            f"template declares {len(declared)} kernel parameters, the PTX has "
+            f"{len(entry.params)}: {[p.size for p in entry.params]}")
+    params = []
+    offset = 0
+    for (name, kind), p in zip(declared, entry.params):
+        want = _KIND_SIZE.get(kind)
+        if want is None:
+            raise CompileError(f"parameter {name}: unknown kind {kind!r}")
+        if p.size != want:
+            raise CompileError(
+                f"parameter {name} ({kind}) should be {want} bytes, PTX param {p.index} "
+                f"is {p.size} bytes ({p.ptx_type})")
+        offset = (offset + p.align - 1) // p.align * p.align
+        params.append({"name": name, "kind": kind, "size": p.size, "align": p.align,
+                       "offset": offset, "ptx_type": p.ptx_type})
+        offset += p.size
+    return entry.name, {"params": params, "param_bytes": offset}
+
+
+def _artifact_bytes(value, what: str, dump: Path) -> bytes:
+    """The DSL hands back either the artifact itself or the path it dumped it to."""
+    if isinstance(value, bytes):
+        return value
+    if isinstance(value, str):
+        if "\n" not in value and Path(value).exists():
+            path = Path(value)
+            data = path.read_bytes()
+            path.unlink()
+            return data
+        if what == "PTX" and ".entry" in value:
+            return value.encode()
+    raise CompileError(f"the DSL produced no {what} (dump dir {dump})")
+
+
+def _reqntid(ptx: str) -> list[int] | None:
+    m = re.search(r"\.reqntid\s+(\d+)(?:\s*,\s*(\d+))?(?:\s*,\s*(\d+))?", ptx)
+    return [int(g) for g in m.groups() if g] if m else None
+
+
+def compile_source(variant: Variant, source: str, workdir: Path) -> Artifacts:
+    """Compile a rendered kernel module; return its PTX, cubin, symbol, ABI and launch facts."""
+    dump = _prepare_dsl_env()
+    t0 = time.perf_counter()
+    workdir = Path(workdir)
+    workdir.mkdir(parents=True, exist_ok=True)
+    src_path = workdir / "kernel.py"
+    src_path.write_text(source)
+    try:
+        module = _load_module(src_path, f"codegen_kernel_{variant.name}")
+        compiled, launch = module.compile_kernel(variant.arch)
+    except CompileError:
+        raise
+    except Exception as exc:  # the DSL raises many types; keep its message, name the variant
+        first = str(exc).strip().splitlines()
+        raise CompileError(f"{type(exc).__name__}: {first[0] if first else exc!r}") from exc
+
+    ptx = _artifact_bytes(compiled.artifacts.PTX, "PTX", dump)
+    cubin = _artifact_bytes(compiled.artifacts.CUBIN, "cubin", dump)
+
+    symbol, abi = abi_from_ptx(ptx.decode(), list(module.PARAMS))
+    if symbol not in compiled.kernel_info:
+        raise CompileError(f"PTX entry {symbol} is not the DSL's kernel {list(compiled.kernel_info)}")
+    reqntid = _reqntid(ptx.decode())
+    if reqntid and reqntid[0] != launch["block"][0]:
+        raise CompileError(f".reqntid {reqntid} differs from the launch block {launch['block']}")
+    try:
+        from codegen.resources import resources_from_cubin
+        resources = resources_from_cubin(cubin)
+    except Exception as exc:  # resource report is informative; never fail a good build on it
+        resources = {"error": f"{type(exc).__name__}: {exc}"}
+    return Artifacts(ptx=ptx, cubin=cubin, symbol=symbol, abi=abi, launch=launch,
+                     tma=dict(module.TMA), resources=resources,
+                     seconds=round(time.perf_counter() - t0, 3))
