@@ -1,0 +1,278 @@
+"""Build a set of variants into the cache: render and key in this process, compile the misses in
+GPU-blind spawned worker processes, publish through the cache, write a deployment manifest.
+
+A fully cached request spawns nothing and imports no DSL: it renders, hashes and checks files.
+
+Manifest format (``<root>/manifests/<name>.json``)::
+
+    {"format": 1, "created": ..., "cache_root": <root, relative to the manifest's dir>,
+     "toolchain": {...}, "env": {...},
+     "entries": [{"variant", "spec", "key", "path" (relative to the root), "cubin_sha256",
+                  "symbol", "launch"}],
+     "failed": [{"variant", "error"}]}
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import json
+import os
+import sys
+import tempfile
+import time
+import traceback
+from collections.abc import Callable, Iterable
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field
+from multiprocessing import get_context
+from pathlib import Path
+
+from codegen import env as envmod
+from codegen.cache import Cache, Entry, cache_key
+from codegen.render import default_package_dir, helper_closure, render
+from codegen.spec import Variant
+from codegen.toolchain import identity
+
+#: The lead's compile step, resolved only inside workers so the parent never imports the DSL.
+DEFAULT_COMPILE = "codegen.compile:compile_source"
+
+
+@dataclass(frozen=True)
+class Job:
+    """Everything a worker needs: picklable, no GPU, no tensors."""
+
+    variant: Variant
+    key: str
+    source: str
+    meta: dict  # provenance recorded in meta.json (helpers, toolchain, env)
+
+
+@dataclass
+class BuildReport:
+    built: list[Variant] = field(default_factory=list)
+    cached: list[Variant] = field(default_factory=list)
+    failed: list[tuple[Variant, str]] = field(default_factory=list)
+    seconds: float = 0.0
+    entries: dict[Variant, Entry] = field(default_factory=dict)
+    logs: dict[Variant, str] = field(default_factory=dict)  # full error text of each failure
+    manifest: Path | None = None
+
+    @property
+    def ok(self) -> bool:
+        return not self.failed
+
+    def summary(self) -> str:
+        return (f"built {len(self.built)}, cached {len(self.cached)}, "
+                f"failed {len(self.failed)} in {self.seconds:.1f} s")
+
+
+def _rel(path: Path, base: Path) -> str:
+    try:
+        return path.resolve().relative_to(base).as_posix()
+    except ValueError:
+        return path.resolve().as_posix()  # outside the repo: still deterministic on this machine
+
+
+def _helper_sources(paths: Iterable[Path], package_dir: Path) -> dict[str, str]:
+    base = package_dir.resolve().parent  # the repo root, so keys read "codegen/x.py"
+    return {_rel(p, base): p.read_text(encoding="utf-8") for p in paths}
+
+
+@dataclass(frozen=True)
+class KeyContext:
+    """What every key of one request shares: computed once (identity() scans site-packages)."""
+
+    toolchain: dict
+    env: dict
+    driver: tuple[Path, ...]
+    templates_dir: Path | None
+    package_dir: Path
+
+    @classmethod
+    def current(cls, compile_fn: Callable | str = DEFAULT_COMPILE, templates_dir: Path | None = None,
+                package_dir: Path | None = None) -> KeyContext:
+        package_dir = Path(package_dir or default_package_dir())
+        # The compile driver shapes the artifacts and meta (fake tensors, options, ABI), so its
+        # codegen.* sources are part of every key, like the kernel's own helpers.
+        driver: tuple[Path, ...] = ()
+        if isinstance(compile_fn, str):
+            driver = helper_closure(f"import {compile_fn.partition(':')[0]}\n", package_dir)
+        return cls(identity(), envmod.affecting_env(), driver, templates_dir, package_dir)
+
+
+def prepare_job(variant: Variant, ctx: KeyContext) -> Job:
+    """Render ``variant`` and compute its cache key (parent process, cheap)."""
+    rendered = render(variant, ctx.templates_dir, ctx.package_dir)
+    helpers = _helper_sources(sorted(set(rendered.helpers) | set(ctx.driver)), ctx.package_dir)
+    key = cache_key(variant, rendered.source, helpers, ctx.toolchain, ctx.env)
+    meta = {"helpers": sorted(helpers), "toolchain": ctx.toolchain, "env": ctx.env}
+    return Job(variant, key, rendered.source, meta)
+
+
+def _init_worker() -> None:
+    # Compilation is GPU-blind by design; this also keeps a stray CUDA init from grabbing a GPU.
+    os.environ["CUDA_VISIBLE_DEVICES"] = ""
+
+
+def _resolve(compile_fn: Callable | str) -> Callable:
+    if callable(compile_fn):
+        return compile_fn
+    module, _, name = compile_fn.partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
+def _first_line(text: str) -> str:
+    for line in str(text).splitlines():
+        if line.strip():
+            return line.strip()
+    return "(empty error message)"
+
+
+def _run_job(root: str, job: Job, compile_fn: Callable | str) -> tuple[str, str, str]:
+    """Worker: build one entry through the cache. Returns (status, first line, full text)."""
+    _init_worker()
+    try:
+        fn = _resolve(compile_fn)
+        from codegen.resources import resources_from_cubin
+
+        def make(tmp: Path) -> dict:
+            (tmp / "kernel.py").write_text(job.source, encoding="utf-8")
+            # The DSL's dump dir stays outside the entry, so the entry holds only our files.
+            with tempfile.TemporaryDirectory(prefix="codegen-work-") as work:
+                art = fn(job.variant, job.source, Path(work))
+            (tmp / "kernel.ptx").write_bytes(art.ptx)
+            (tmp / "kernel.cubin").write_bytes(art.cubin)
+            resources = art.resources or resources_from_cubin(art.cubin)
+            return {"symbol": art.symbol, "abi": art.abi, "launch": art.launch, "tma": art.tma,
+                    "resources": resources, **job.meta}
+
+        _, built = Cache(root).build(job.variant, job.key, make)
+        return ("built" if built else "cached"), "", ""
+    except Exception as e:  # noqa: BLE001 - every failure is reported per variant
+        is_compile_error = type(e).__name__ == "CompileError"
+        line = _first_line(e) if is_compile_error else f"{type(e).__name__}: {_first_line(e)}"
+        return "failed", line, traceback.format_exc()
+
+
+def _compile_available(compile_fn: Callable | str) -> str | None:
+    """None if the compile function can be found, else why not (checked without importing it)."""
+    if callable(compile_fn):
+        return None
+    module = compile_fn.partition(":")[0]
+    try:
+        found = importlib.util.find_spec(module) is not None
+    except ImportError:
+        found = False
+    return None if found else f"compile step {compile_fn} is not available (module {module} not found)"
+
+
+def build(
+    variants: Iterable[Variant],
+    jobs: int | None = None,
+    cache: Cache | None = None,
+    progress: bool = True,
+    compile_fn: Callable | str = DEFAULT_COMPILE,
+    manifest_path: Path | None = None,
+    templates_dir: Path | None = None,
+    package_dir: Path | None = None,
+) -> BuildReport:
+    """Make sure every variant has a valid cache entry; never raises for one variant's failure.
+
+    ``compile_fn(variant, source, workdir) -> Artifacts`` (or ``"module:function"``) must be
+    picklable: it runs in spawned workers. ``manifest_path``: write a deployment manifest.
+    """
+    t0 = time.perf_counter()
+    settings = envmod.load()
+    cache = cache or Cache(settings.cache_dir)
+    report = BuildReport()
+    todo: list[Job] = []
+    ctx = KeyContext.current(compile_fn, templates_dir, package_dir)
+    for variant in variants:
+        try:
+            job = prepare_job(variant, ctx)
+        except Exception as e:  # noqa: BLE001 - a template error fails its variant, not the build
+            report.failed.append((variant, f"render: {type(e).__name__}: {_first_line(e)}"))
+            report.logs[variant] = traceback.format_exc()
+            continue
+        entry = cache.lookup(job.variant, job.key)
+        if entry is not None:
+            report.cached.append(job.variant)
+            report.entries[job.variant] = entry
+        else:
+            todo.append(job)
+    if todo:
+        missing = _compile_available(compile_fn)
+        if missing:
+            report.failed += [(job.variant, missing) for job in todo]
+        else:
+            _compile_all(todo, jobs or settings.jobs, cache, progress, compile_fn, report)
+    report.seconds = time.perf_counter() - t0
+    report.failed.sort(key=lambda f: f[0].sort_key())
+    report.built.sort(key=Variant.sort_key)
+    report.cached.sort(key=Variant.sort_key)
+    if manifest_path is not None:
+        report.manifest = write_manifest(manifest_path, cache, report)
+    return report
+
+
+def _compile_all(todo: list[Job], jobs: int, cache: Cache, progress: bool,
+                 compile_fn: Callable | str, report: BuildReport) -> None:
+    from tqdm import tqdm
+
+    workers = max(1, min(jobs, len(todo)))
+    bar = tqdm(total=len(todo), desc="compile", unit="kernel", file=sys.stderr, disable=not progress)
+    with ProcessPoolExecutor(workers, mp_context=get_context("spawn"), initializer=_init_worker) as pool:
+        futures = {pool.submit(_run_job, str(cache.root), job, compile_fn): job for job in todo}
+        for fut in as_completed(futures):
+            job = futures[fut]
+            try:
+                status, line, text = fut.result()
+            except BrokenProcessPool as e:  # a worker died (OOM kill, segfault in the compiler)
+                status, line, text = "failed", f"worker process died: {e}", repr(e)
+            if status == "failed":
+                report.failed.append((job.variant, line))
+                report.logs[job.variant] = text
+            else:
+                entry = cache.lookup(job.variant, job.key)
+                if entry is None:  # cannot happen unless someone deletes it under us
+                    report.failed.append((job.variant, "entry vanished right after it was built"))
+                    continue
+                (report.built if status == "built" else report.cached).append(job.variant)
+                report.entries[job.variant] = entry
+            bar.set_postfix_str(job.variant.name, refresh=False)
+            bar.update(1)
+    bar.close()
+
+
+def write_manifest(path: Path, cache: Cache, report: BuildReport) -> Path:
+    """Write the deployment manifest atomically (see the module docstring for its format)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    entries = []
+    for variant in sorted(report.entries, key=Variant.sort_key):
+        e = report.entries[variant]
+        entries.append({
+            "variant": variant.name,
+            "spec": variant.to_dict(),
+            "key": e.key,
+            "path": e.path.relative_to(cache.root).as_posix(),
+            "cubin_sha256": e.meta["files"]["kernel.cubin"],
+            "symbol": e.meta.get("symbol"),
+            "launch": e.meta.get("launch"),
+        })
+    any_meta = next(iter(report.entries.values())).meta if report.entries else {}
+    data = {
+        "format": 1,
+        "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "cache_root": os.path.relpath(cache.root.resolve(), path.parent.resolve()),
+        "toolchain": any_meta.get("toolchain", identity()),
+        "env": any_meta.get("env", envmod.affecting_env()),
+        "entries": entries,
+        "failed": [{"variant": v.name, "error": line} for v, line in report.failed],
+    }
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+    return path

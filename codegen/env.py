@@ -1,0 +1,118 @@
+"""Every environment switch of the toolkit, typed, with its default and effect.
+
+Read with :func:`load` at call time (never at import), so a test or a caller may change
+``os.environ`` and see the effect; nothing here creates directories.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+#: name -> (default, effect). The README's list of switches is generated from this.
+SWITCHES: dict[str, tuple[str, str]] = {
+    "CODEGEN_CACHE_DIR": (
+        "<repo>/generated",
+        "root of the kernel cache (build output, manifests, locks); the runtime loads from it",
+    ),
+    "CODEGEN_JOBS": (
+        "os.cpu_count()",
+        "number of parallel compile worker processes of `codegen build` (-j overrides it)",
+    ),
+    "CODEGEN_DISABLE_MULTICAST": (
+        "0",
+        "runtime: never use the multicast transport, even where the device supports it",
+    ),
+    "CODEGEN_WAIT_TIMEOUT_MS": (
+        "2000",
+        "runtime: bound of every in-kernel spin-wait; on time-out the kernel records an error",
+    ),
+}
+
+#: Environment variables that change the generated code, so they are part of the cache key.
+#: These are the CuTe DSL 4.8.1 settings its own env manager marks ``affects_compile=True``
+#: (base_dsl/env_manager.py, cutlass_dsl/cutlass.py), plus AUTO_M2S (changes what compiles)
+#: and OPT_LEVEL (not read by 4.8.1; kept so a release that reads it cannot serve stale code).
+#: Logging, dump and keep switches (LOG_*, KEEP, DUMP_DIR, PRINT_IR, ...) are left out: they
+#: change what is written beside the compile, not the cubin.
+CODEGEN_AFFECTING_ENV: tuple[str, ...] = (
+    "CUTE_DSL_ARCH",
+    "CUTE_DSL_OPT_LEVEL",
+    "CUTE_DSL_COMPILER_OPT",
+    "CUTE_DSL_COMPILER_BACKEND",
+    "CUTE_DSL_DEBUG",
+    "CUTE_DSL_DRYRUN",
+    "CUTE_DSL_LINEINFO",
+    "CUTE_DSL_ENABLE_ASSERTIONS",
+    "CUTE_DSL_ENABLE_PYIR",
+    "CUTE_DSL_ENABLE_TVM_FFI",
+    "CUTE_DSL_LOC_TRACEBACKS",
+    "CUTE_DSL_LIBS",
+    "CUTE_DSL_USE_EXTENSION_COMPILER",
+    "CUTE_DSL_WARNINGS_AS_ERRORS",
+    "CUTE_DSL_AUTO_M2S",
+)
+
+_TRUE = frozenset({"1", "true", "yes", "on"})
+_FALSE = frozenset({"", "0", "false", "no", "off"})
+
+
+def repo_root() -> Path:
+    """The directory that holds the ``codegen`` package (and ``templates/``, ``generated/``)."""
+    return Path(__file__).resolve().parent.parent
+
+
+@dataclass(frozen=True)
+class Settings:
+    """A snapshot of the switches; see :data:`SWITCHES` for defaults and effects."""
+
+    cache_dir: Path
+    jobs: int
+    disable_multicast: bool
+    wait_timeout_ms: int
+
+
+def _bool(environ: Mapping[str, str], name: str, default: bool) -> bool:
+    raw = environ.get(name)
+    if raw is None:
+        return default
+    value = raw.strip().lower()
+    if value in _TRUE:
+        return True
+    if value in _FALSE:
+        return False
+    raise ValueError(f"{name}={raw!r} is not a boolean: use 1/0, true/false, yes/no or on/off")
+
+
+def _positive_int(environ: Mapping[str, str], name: str, default: int) -> int:
+    raw = environ.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ValueError(f"{name}={raw!r} is not an integer") from None
+    if value < 1:
+        raise ValueError(f"{name}={raw!r} must be >= 1")
+    return value
+
+
+def load(environ: Mapping[str, str] | None = None) -> Settings:
+    """Read every switch from ``environ`` (default ``os.environ``); ValueError on a bad value."""
+    env = os.environ if environ is None else environ
+    raw_dir = env.get("CODEGEN_CACHE_DIR", "").strip()
+    cache_dir = Path(raw_dir).expanduser().resolve() if raw_dir else repo_root() / "generated"
+    return Settings(
+        cache_dir=cache_dir,
+        jobs=_positive_int(env, "CODEGEN_JOBS", os.cpu_count() or 1),
+        disable_multicast=_bool(env, "CODEGEN_DISABLE_MULTICAST", False),
+        wait_timeout_ms=_positive_int(env, "CODEGEN_WAIT_TIMEOUT_MS", 2000),
+    )
+
+
+def affecting_env(environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The codegen-affecting variables that are set, name -> value (part of the cache key)."""
+    env = os.environ if environ is None else environ
+    return {name: env[name] for name in CODEGEN_AFFECTING_ENV if name in env}

@@ -1,0 +1,170 @@
+"""Render a variant's Jinja2 template into CuTe DSL source, and find what that source depends on.
+
+Pure: the output depends only on the variant and the files read, never on the cwd.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import jinja2
+import jinja2.meta
+
+from codegen.env import repo_root
+from codegen.spec import Variant
+
+BM = 128
+BK = 64
+
+
+def default_templates_dir() -> Path:
+    """``templates/`` next to the ``codegen`` package (an editable install keeps them together)."""
+    return repo_root() / "templates"
+
+
+def default_package_dir() -> Path:
+    """The ``codegen`` package directory whose modules a rendered kernel may import."""
+    return Path(__file__).resolve().parent
+
+
+@dataclass(frozen=True)
+class Rendered:
+    """A rendered kernel and the files its text depends on (absolute, sorted)."""
+
+    source: str
+    template_files: tuple[Path, ...]
+    helpers: tuple[Path, ...]
+
+
+def template_context(variant: Variant) -> dict:
+    """The named variables every template sees (StrictUndefined: a typo is an error)."""
+    return {
+        "arch": variant.arch,
+        "arch_num": variant.arch_num,
+        "mode": variant.mode,
+        "transport": variant.transport,
+        "bm": BM,
+        "bn": variant.bn,
+        "bk": BK,
+        "cta_group": variant.cta_group,
+        "tp": variant.tp,
+        "dtype": variant.dtype,
+        "variant_name": variant.name,
+        "is_rs": variant.mode == "rs",
+        "is_ar": variant.mode == "ar",
+        "is_none": variant.mode == "none",
+        "is_multicast": variant.transport == "multicast",
+    }
+
+
+@lru_cache(maxsize=8)
+def _environment(templates_dir: str) -> jinja2.Environment:
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(templates_dir),
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+        autoescape=False,
+        auto_reload=True,  # a template edited in this process must not render stale
+    )
+
+
+def _template_closure(env: jinja2.Environment, name: str, templates_dir: Path) -> set[Path]:
+    """The template and everything it includes/imports/extends, transitively.
+
+    A dynamic reference (``{% include some_var %}``) cannot be resolved statically, so then
+    every file of the templates dir counts: over-approximating only costs a rebuild.
+    """
+    seen: dict[str, Path] = {}
+    todo = [name]
+    while todo:
+        current = todo.pop()
+        if current in seen:
+            continue
+        text, filename, _ = env.loader.get_source(env, current)
+        seen[current] = Path(filename).resolve()
+        for ref in jinja2.meta.find_referenced_templates(env.parse(text)):
+            if ref is None:
+                return {p.resolve() for p in templates_dir.rglob("*") if p.is_file()}
+            todo.append(ref)
+    return set(seen.values())
+
+
+def _module_file(module: str, package_dir: Path) -> Path | None:
+    """File of ``codegen.x.y`` under ``package_dir`` (a package's ``__init__.py``), or None."""
+    parts = module.split(".")
+    if parts[0] != "codegen":
+        return None
+    base = package_dir.joinpath(*parts[1:])
+    for candidate in (base.with_suffix(".py") if len(parts) > 1 else None, base / "__init__.py"):
+        if candidate is not None and candidate.is_file():
+            return candidate.resolve()
+    return None
+
+
+def _imported_modules(source: str, module: str, is_package: bool) -> set[str]:
+    """Absolute names of every module ``source`` imports (including parent packages)."""
+    found: set[str] = set()
+    package = module if is_package else module.rpartition(".")[0]
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base_parts = package.split(".") if package else []
+                base_parts = base_parts[: len(base_parts) - (node.level - 1)]
+                base = ".".join(base_parts + ([node.module] if node.module else []))
+            else:
+                base = node.module or ""
+            found.add(base)
+            # `from codegen import ptx` may name a submodule rather than an attribute.
+            found.update(f"{base}.{alias.name}" for alias in node.names if alias.name != "*")
+    closed: set[str] = set()
+    for name in found:
+        parts = name.split(".")
+        # Importing a.b.c runs a/__init__ and a/b/__init__ first.
+        closed.update(".".join(parts[: i + 1]) for i in range(len(parts)))
+    return {m for m in closed if m == "codegen" or m.startswith("codegen.")}
+
+
+def helper_closure(source: str, package_dir: Path | None = None, module: str = "__kernel__") -> tuple[Path, ...]:
+    """Files of every ``codegen.*`` module ``source`` imports, transitively (sorted)."""
+    package_dir = Path(package_dir or default_package_dir()).resolve()
+    files: set[Path] = set()
+    todo = list(_imported_modules(source, module, False))
+    seen: set[str] = set()
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        path = _module_file(name, package_dir)
+        if path is None:
+            continue  # an attribute (from codegen.x import func) or a module that does not exist
+        files.add(path)
+        text = path.read_text(encoding="utf-8")
+        todo.extend(_imported_modules(text, name, path.name == "__init__.py"))
+    return tuple(sorted(files))
+
+
+def render(
+    variant: Variant,
+    templates_dir: Path | str | None = None,
+    package_dir: Path | str | None = None,
+) -> Rendered:
+    """Render ``variant``'s template; ``templates_dir``/``package_dir`` are injectable for tests."""
+    tdir = Path(templates_dir or default_templates_dir()).resolve()
+    if not (tdir / variant.template_name).is_file():
+        raise FileNotFoundError(
+            f"template {variant.template_name} not found in {tdir} (the templates/ dir next to "
+            "the codegen package: install from a checkout with pip install -e .)"
+        )
+    env = _environment(str(tdir))
+    source = env.get_template(variant.template_name).render(**template_context(variant))
+    return Rendered(
+        source=source,
+        template_files=tuple(sorted(_template_closure(env, variant.template_name, tdir))),
+        helpers=helper_closure(source, package_dir),
+    )

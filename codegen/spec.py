@@ -1,0 +1,170 @@
+"""The variant specification: one hashable, picklable value per generated kernel."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass
+
+ARCHS = ("sm_90a", "sm_100a")
+MODES = ("rs", "ar", "none")
+TRANSPORTS = ("multicast", "unicast")
+BNS = (128, 256)
+CTA_GROUPS = (1, 2)
+TPS = (2, 4, 8, 16)
+DTYPES = ("bf16",)
+
+_TEMPLATES = {"sm_90a": "sm90_gemm.py.j2", "sm_100a": "sm100_gemm.py.j2"}
+_ARCH_NUM = {"sm_90a": 90, "sm_100a": 100}
+
+_NAME_RE = re.compile(
+    r"gemm_(?P<mode>[a-z]+)"
+    r"(?:_(?P<transport>[a-z]+))?"
+    r"_sm(?P<archnum>\d+)a"
+    r"_bn(?P<bn>\d+)"
+    r"_cg(?P<cg>\d+)"
+    r"(?:_tp(?P<tp>\d+))?"
+    r"_(?P<dtype>[a-z0-9]+)"
+)
+
+
+class SpecError(ValueError):
+    """An invalid variant: the message names the bad value and the allowed ones."""
+
+
+def _check(field: str, value: object, allowed: tuple) -> None:
+    if value not in allowed:
+        raise SpecError(f"{field}={value!r} is not supported; allowed: {', '.join(map(str, allowed))}")
+
+
+@dataclass(frozen=True, order=False)
+class Variant:
+    """One kernel configuration; ``mode='none'`` is the plain GEMM (no transport, no tp)."""
+
+    arch: str
+    mode: str
+    transport: str | None
+    bn: int
+    cta_group: int
+    tp: int | None
+    dtype: str = "bf16"
+
+    def __post_init__(self) -> None:
+        _check("arch", self.arch, ARCHS)
+        _check("mode", self.mode, MODES)
+        for field in ("bn", "cta_group", "tp"):
+            value = getattr(self, field)
+            # bool is an int; a True tp is a bug, not 1.
+            if value is not None and (not isinstance(value, int) or isinstance(value, bool)):
+                raise SpecError(f"{field}={value!r} must be an int")
+        _check("bn", self.bn, BNS)
+        _check("cta_group", self.cta_group, CTA_GROUPS)
+        _check("dtype", self.dtype, DTYPES)
+        if self.mode == "none":
+            if self.transport is not None or self.tp is not None:
+                raise SpecError(
+                    f"mode='none' is the plain GEMM: transport and tp must be None, "
+                    f"got transport={self.transport!r}, tp={self.tp!r}"
+                )
+            return
+        _check("transport", self.transport, TRANSPORTS)
+        if self.tp is None:
+            raise SpecError(f"mode={self.mode!r} needs tp; allowed: {', '.join(map(str, TPS))}")
+        _check("tp", self.tp, TPS)
+
+    @property
+    def name(self) -> str:
+        """Canonical name, e.g. ``gemm_ar_unicast_sm90a_bn128_cg1_tp8_bf16``."""
+        arch = self.arch.replace("_", "")
+        if self.mode == "none":
+            return f"gemm_none_{arch}_bn{self.bn}_cg{self.cta_group}_{self.dtype}"
+        return (
+            f"gemm_{self.mode}_{self.transport}_{arch}_bn{self.bn}"
+            f"_cg{self.cta_group}_tp{self.tp}_{self.dtype}"
+        )
+
+    @property
+    def template_name(self) -> str:
+        return _TEMPLATES[self.arch]
+
+    @property
+    def arch_num(self) -> int:
+        return _ARCH_NUM[self.arch]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @classmethod
+    def parse(cls, name: str) -> Variant:
+        """Invert :attr:`name` exactly; SpecError on anything that is not a canonical name."""
+        m = _NAME_RE.fullmatch(name) if isinstance(name, str) else None
+        if m is None:
+            raise SpecError(
+                f"malformed variant name {name!r}; expected e.g. "
+                "gemm_ar_unicast_sm90a_bn128_cg1_tp8_bf16 or gemm_none_sm90a_bn128_cg1_bf16"
+            )
+        g = m.groupdict()
+        variant = cls(
+            arch=f"sm_{g['archnum']}a",
+            mode=g["mode"],
+            transport=g["transport"],
+            bn=int(g["bn"]),
+            cta_group=int(g["cg"]),
+            tp=None if g["tp"] is None else int(g["tp"]),
+            dtype=g["dtype"],
+        )
+        # Rejects non-canonical spellings that the regex lets through (e.g. bn0128).
+        if variant.name != name:
+            raise SpecError(f"non-canonical variant name {name!r}; canonical: {variant.name!r}")
+        return variant
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Variant:
+        """Inverse of :meth:`to_dict`; SpecError on missing or unknown keys."""
+        fields = {"arch", "mode", "transport", "bn", "cta_group", "tp", "dtype"}
+        unknown = set(data) - fields
+        missing = fields - {"dtype"} - set(data)
+        if unknown or missing:
+            raise SpecError(f"bad variant dict {data!r}: missing {sorted(missing)}, unknown {sorted(unknown)}")
+        return cls(**data)
+
+    def sort_key(self) -> tuple:
+        return (
+            ARCHS.index(self.arch),
+            MODES.index(self.mode),
+            TRANSPORTS.index(self.transport) if self.transport else -1,
+            self.bn,
+            self.cta_group,
+            self.tp or 0,
+            self.dtype,
+        )
+
+
+def deployment_matrix(
+    tp: int | Iterable[int],
+    archs: Iterable[str] = ARCHS,
+    modes: Iterable[str] = ("rs", "ar", "none"),
+    transports: Iterable[str] = TRANSPORTS,
+    bns: Iterable[int] = BNS,
+    cta_groups: Iterable[int] = CTA_GROUPS,
+    dtype: str = "bf16",
+) -> list[Variant]:
+    """Every variant a deployment at ``tp`` needs; mode none once per (arch, bn, cta_group)."""
+    tps = (tp,) if isinstance(tp, int) else tuple(tp)
+    archs, modes, transports = tuple(archs), tuple(modes), tuple(transports)
+    bns, cta_groups = tuple(bns), tuple(cta_groups)
+    out: set[Variant] = set()
+    for arch in archs:
+        for mode in modes:
+            for bn in bns:
+                for cg in cta_groups:
+                    if mode == "none":
+                        out.add(Variant(arch, "none", None, bn, cg, None, dtype))
+                        continue
+                    for transport in transports:
+                        for t in tps:
+                            out.add(Variant(arch, mode, transport, bn, cg, t, dtype))
+    return sorted(out, key=Variant.sort_key)

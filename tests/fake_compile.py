@@ -1,0 +1,53 @@
+"""A stand-in for codegen.compile.compile_source, so build/cache tests need no DSL.
+
+Behaviour is steered by the rendered source and by environment variables (workers are
+spawned, so they see the parent's environment):
+- FAKE_COMPILE_COUNT_DIR: each call leaves a file there (to count compiles across processes);
+- FAKE_COMPILE_SLEEP: seconds to sleep (to make two builders overlap);
+- FAKE_COMPILE_FAIL: variant names (comma-separated) whose compile raises CompileError.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+
+TINY_CUBIN = Path(__file__).resolve().parent / "data" / "tiny.cubin"
+
+
+class CompileError(Exception):
+    pass
+
+
+@dataclass
+class Artifacts:
+    ptx: bytes
+    cubin: bytes
+    symbol: str
+    abi: dict = field(default_factory=dict)
+    launch: dict = field(default_factory=dict)
+    tma: dict = field(default_factory=dict)
+    resources: dict = field(default_factory=dict)
+
+
+def compile_source(variant, source: str, workdir: Path) -> Artifacts:
+    assert os.environ.get("CUDA_VISIBLE_DEVICES") == "", "workers must be GPU-blind"
+    assert Path(workdir).is_dir()
+    count_dir = os.environ.get("FAKE_COMPILE_COUNT_DIR")
+    if count_dir:
+        Path(count_dir, f"{variant.name}-{uuid.uuid4().hex}").write_text(str(os.getpid()))
+    time.sleep(float(os.environ.get("FAKE_COMPILE_SLEEP", "0")))
+    if variant.name in os.environ.get("FAKE_COMPILE_FAIL", "").split(","):
+        raise CompileError(f"error: {variant.name} does not compile\nsecond line of the DSL error")
+    digest = hashlib.sha256(source.encode()).hexdigest()
+    return Artifacts(
+        ptx=f"// fake ptx {digest}\n.visible .entry k_{variant.name}(\n\t.param .u64 p0\n)\n{{}}\n".encode(),
+        cubin=TINY_CUBIN.read_bytes() + digest.encode(),
+        symbol=f"k_{variant.name}",
+        abi={"params": [{"name": "p0", "size": 8, "align": 8}]},
+        launch={"block": [384, 1, 1], "cluster": [variant.cta_group, 1, 1]},
+    )

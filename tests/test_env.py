@@ -1,0 +1,46 @@
+import os
+
+import pytest
+
+from codegen import env
+
+
+def test_defaults(monkeypatch):
+    for name in env.SWITCHES:
+        monkeypatch.delenv(name, raising=False)
+    s = env.load()
+    assert s.cache_dir == env.repo_root() / "generated"
+    assert s.jobs == (os.cpu_count() or 1)
+    assert s.disable_multicast is False
+    assert s.wait_timeout_ms == 2000
+
+
+def test_read_at_call_time(monkeypatch, tmp_path):
+    monkeypatch.setenv("CODEGEN_CACHE_DIR", str(tmp_path / "c"))
+    monkeypatch.setenv("CODEGEN_JOBS", "3")
+    monkeypatch.setenv("CODEGEN_DISABLE_MULTICAST", "yes")
+    monkeypatch.setenv("CODEGEN_WAIT_TIMEOUT_MS", "50")
+    s = env.load()
+    assert (s.cache_dir, s.jobs, s.disable_multicast, s.wait_timeout_ms) == (tmp_path / "c", 3, True, 50)
+    assert not (tmp_path / "c").exists()  # load() never creates directories
+
+
+@pytest.mark.parametrize("name, value", [("CODEGEN_JOBS", "many"), ("CODEGEN_JOBS", "0"),
+                                         ("CODEGEN_DISABLE_MULTICAST", "maybe")])
+def test_bad_values_name_the_variable(name, value):
+    with pytest.raises(ValueError, match=name):
+        env.load({name: value})
+
+
+def test_affecting_env():
+    assert "CUTE_DSL_ARCH" in env.CODEGEN_AFFECTING_ENV
+    assert "CUTE_DSL_OPT_LEVEL" in env.CODEGEN_AFFECTING_ENV
+    for name in ("CUTE_DSL_KEEP", "CUTE_DSL_DUMP_DIR", "CUTE_DSL_LOG_LEVEL"):
+        assert name not in env.CODEGEN_AFFECTING_ENV
+    got = env.affecting_env({"CUTE_DSL_ARCH": "sm_90a", "CUTE_DSL_KEEP": "ptx", "HOME": "/x"})
+    assert got == {"CUTE_DSL_ARCH": "sm_90a"}
+
+
+def test_every_switch_documented():
+    for name, (default, effect) in env.SWITCHES.items():
+        assert name.startswith("CODEGEN_") and default and len(effect) > 20

@@ -1,0 +1,98 @@
+import pickle
+
+import pytest
+
+from codegen.spec import ARCHS, TPS, SpecError, Variant, deployment_matrix
+
+
+@pytest.mark.parametrize("tp", TPS)
+def test_name_round_trip_whole_matrix(tp):
+    variants = deployment_matrix(tp, ARCHS)
+    # per arch: 2 modes x 2 transports x 2 bn x 2 cg = 16 collective + 4 plain GEMMs
+    assert len(variants) == 2 * (16 + 4)
+    assert len({v.name for v in variants}) == len(variants)
+    for v in variants:
+        assert Variant.parse(v.name) == v
+        assert Variant.from_dict(v.to_dict()) == v
+        assert pickle.loads(pickle.dumps(v)) == v
+        assert hash(v) == hash(Variant.parse(v.name))
+
+
+def test_canonical_names():
+    assert Variant("sm_90a", "ar", "unicast", 128, 1, 8).name == "gemm_ar_unicast_sm90a_bn128_cg1_tp8_bf16"
+    assert Variant("sm_100a", "rs", "multicast", 256, 2, 4).name == "gemm_rs_multicast_sm100a_bn256_cg2_tp4_bf16"
+    assert Variant("sm_90a", "none", None, 128, 1, None).name == "gemm_none_sm90a_bn128_cg1_bf16"
+    assert Variant("sm_90a", "none", None, 128, 1, None).template_name == "sm90_gemm.py.j2"
+    assert Variant("sm_100a", "none", None, 128, 1, None).template_name == "sm100_gemm.py.j2"
+
+
+def test_matrix_none_once_and_sorted_stably():
+    m = deployment_matrix([4, 8], ["sm_90a"])
+    nones = [v for v in m if v.mode == "none"]
+    assert len(nones) == 4  # once per (bn, cg), not per tp or transport
+    assert m == deployment_matrix([8, 4, 8], ["sm_90a"])
+    assert m == sorted(m, key=Variant.sort_key)
+    assert deployment_matrix(8, ["sm_90a"], modes=["none"]) == nones
+
+
+@pytest.mark.parametrize(
+    "kwargs, words",
+    [
+        (dict(tp=3), ["tp=3", "2, 4, 8, 16"]),
+        (dict(tp=32), ["tp=32", "2, 4, 8, 16"]),
+        (dict(bn=64), ["bn=64", "128, 256"]),
+        (dict(arch="sm_80"), ["arch='sm_80'", "sm_90a, sm_100a"]),
+        (dict(mode="foo"), ["mode='foo'", "rs, ar, none"]),
+        (dict(transport="nvls"), ["transport='nvls'", "multicast, unicast"]),
+        (dict(cta_group=4), ["cta_group=4", "1, 2"]),
+        (dict(dtype="fp8"), ["dtype='fp8'", "bf16"]),
+        (dict(tp=None), ["needs tp"]),
+        (dict(tp="8"), ["tp='8' must be an int"]),
+    ],
+)
+def test_invalid_specs_rejected_with_clear_message(kwargs, words):
+    base = dict(arch="sm_90a", mode="ar", transport="unicast", bn=128, cta_group=1, tp=8)
+    base.update(kwargs)
+    with pytest.raises(SpecError) as e:
+        Variant(**base)
+    for w in words:
+        assert w in str(e.value)
+    assert isinstance(e.value, ValueError)
+
+
+def test_none_mode_rejects_transport_and_tp():
+    with pytest.raises(SpecError, match="plain GEMM"):
+        Variant("sm_90a", "none", "unicast", 128, 1, None)
+    with pytest.raises(SpecError, match="plain GEMM"):
+        Variant("sm_90a", "none", None, 128, 1, 8)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "",
+        "gemm",
+        "gemm_ar_unicast_sm90a_bn128_cg1_tp8",  # no dtype
+        "gemm_ar_unicast_sm90a_bn128_cg1_bf16",  # no tp
+        "gemm_ar_sm90a_bn128_cg1_tp8_bf16",  # no transport
+        "gemm_ar_unicast_sm90_bn128_cg1_tp8_bf16",  # sm90 without a
+        "gemm_ar_unicast_sm90a_bn0128_cg1_tp8_bf16",  # non-canonical number
+        "gemm_ar_unicast_sm90a_bn128_cg1_tp3_bf16",  # invalid value
+        "gemm_ar_unicast_sm80a_bn128_cg1_tp8_bf16",
+        "gemm_none_unicast_sm90a_bn128_cg1_bf16",
+        "gemm_none_sm90a_bn128_cg1_tp8_bf16",
+        "GEMM_AR_UNICAST_SM90A_BN128_CG1_TP8_BF16",
+        " gemm_ar_unicast_sm90a_bn128_cg1_tp8_bf16",
+        "gemm_ar_unicast_sm90a_bn128_cg1_tp8_bf16.py",
+    ],
+)
+def test_malformed_names_rejected(name):
+    with pytest.raises(SpecError) as e:
+        Variant.parse(name)
+    assert repr(name) in str(e.value) or "=" in str(e.value)
+
+
+def test_from_dict_rejects_unknown_keys():
+    d = Variant("sm_90a", "ar", "unicast", 128, 1, 8).to_dict()
+    with pytest.raises(SpecError, match="unknown"):
+        Variant.from_dict({**d, "colour": "red"})
