@@ -1,0 +1,19 @@
+"""Runtime: loads cached cubins with cuda-python and runs the fused GEMM + RS/AR op.
+
+Needs only torch, numpy and cuda-python (never cutlass or jinja2), and reads the kernel cache
+without writing to it.
+"""
+from .errors import CacheMissError, DriverError, InputError, KernelTimeoutError
+
+__all__ = ["CacheMissError", "DriverError", "InputError", "KernelTimeoutError",
+           "GemmRsAr", "VirtualGroup", "Group", "SymmetricBuffer"]
+
+
+def __getattr__(name):  # lazy: importing the package must stay cheap and torch-free
+    if name == "GemmRsAr":
+        from .op import GemmRsAr
+        return GemmRsAr
+    if name in ("VirtualGroup", "Group", "SymmetricBuffer"):
+        from . import group
+        return getattr(group, name)
+    raise AttributeError(name)

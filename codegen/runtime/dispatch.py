@@ -1,0 +1,47 @@
+"""Which BN / CTA group / grid a call uses: simple documented rules, each overridable.
+
+- BN 256 when N % 256 == 0 and M >= 2048 (a wide tile pays off once there are enough M tiles
+  to fill the SMs), else 128.
+- cta_group 2 when M > 256 (B-tile sharing across a 2-CTA cluster needs at least two M tiles
+  per cluster to be worth it), else 1.
+- grid: persistent 1-D; at most the SM budget, at most one CTA per GEMM tile, a multiple of
+  the cluster size, at least one cluster.
+"""
+from __future__ import annotations
+
+import math
+
+from .geometry import BM, cdiv
+
+BN_256_MIN_M = 2048
+CTA_GROUP_2_MIN_M = 257
+
+
+def choose_bn(M: int, N: int, fixed: int | None = None) -> int:
+    if fixed is not None:
+        return fixed
+    return 256 if N % 256 == 0 and M >= BN_256_MIN_M else 128
+
+
+def choose_cta_group(M: int, fixed: int | None = None) -> int:
+    if fixed is not None:
+        return fixed
+    return 2 if M >= CTA_GROUP_2_MIN_M else 1
+
+
+def gemm_tiles(M: int, N: int, bn: int, cluster: int) -> int:
+    """ceil(M/128) rounded up to the cluster size, times N/BN."""
+    m_tiles = cdiv(cdiv(M, BM), cluster) * cluster
+    return m_tiles * (N // bn)
+
+
+def grid_size(M: int, N: int, bn: int, cluster: int, sm_budget: int, multiple: int = 1) -> int:
+    """min(budget rounded down, tiles rounded up) to a multiple of the cluster, >= one cluster.
+
+    `multiple` is meta.json's `launch.min_grid_multiple`; the grid is a multiple of
+    lcm(cluster, multiple).
+    """
+    step = math.lcm(max(cluster, 1), max(multiple, 1))
+    budget = (sm_budget // step) * step
+    tiles = cdiv(max(gemm_tiles(M, N, bn, cluster), 1), step) * step
+    return max(min(budget, tiles), step)

@@ -1,0 +1,56 @@
+"""Exceptions raised by the runtime; each message says what went wrong and what to do."""
+from __future__ import annotations
+
+
+class RuntimeErrorBase(RuntimeError):
+    """Base of every error the runtime raises on purpose."""
+
+
+class CacheMissError(RuntimeErrorBase):
+    """The cache has no valid entry for a variant; the message names the build command."""
+
+    def __init__(self, variant: str, command: str, detail: str = ""):
+        self.variant = variant
+        self.command = command
+        msg = f"no valid cached kernel for variant {variant}"
+        if detail:
+            msg += f" ({detail})"
+        msg += f"; run: {command}"
+        super().__init__(msg)
+
+
+class InputError(ValueError):
+    """A caller's argument is unusable; raised before any launch."""
+
+
+class DriverError(RuntimeErrorBase):
+    """A CUDA driver call returned an error."""
+
+    def __init__(self, call: str, code: int, name: str, detail: str = ""):
+        self.call, self.code, self.error_name = call, code, name
+        super().__init__(f"{call} failed: {name} ({code})" + (f": {detail}" if detail else ""))
+
+
+# Error-record codes, KERNEL-CONTRACT.md "Error record".
+ERROR_CODES = {
+    1: "timeout on partial flag",
+    2: "timeout on AR flag",
+    3: "timeout on peer epoch",
+}
+
+
+class KernelTimeoutError(RuntimeErrorBase):
+    """A kernel's bounded spin-wait gave up; fields are the kernel's error record."""
+
+    def __init__(self, variant: str, record_rank: int, record: list[int]):
+        code, rank, tile_m, tile_n, peer, expected, seen, epoch = (int(v) for v in record[:8])
+        self.variant = variant
+        self.record_rank = record_rank  # whose error record held it
+        self.code, self.rank, self.tile = code, rank, (tile_m, tile_n)
+        self.peer, self.expected, self.seen, self.epoch = peer, expected, seen, epoch
+        what = ERROR_CODES.get(code, f"unknown error code {code}")
+        super().__init__(
+            f"{variant}: rank {rank} {what}: tile (m={tile_m}, n={tile_n}) waited for peer {peer}, "
+            f"expected >= {expected}, saw {seen}, epoch {epoch} "
+            f"(error record of rank {record_rank}; the group's flags are now out of step: "
+            f"call op.reset_errors() and re-create or reset the group)")

@@ -1,0 +1,177 @@
+"""Groups of ranks: who the peers are and where their buffers live.
+
+A Group tells the op, per rank it drives, the rank's symmetric buffers (workspace, flags, AR
+buffer: local tensor, device table of every rank's pointer, optional multicast pointer), the
+host-mapped error record, the stream to launch on and the SM budget.
+
+`VirtualGroup` puts tp ranks on one GPU (tests, benchmarks). A group over real GPUs (torch
+symmetric memory: `rendezvous(...).buffer_ptrs`, `.multicast_ptr`) implements the same
+interface with `local_ranks == (rank,)` and `stream(rank) is None` (the caller's stream).
+"""
+from __future__ import annotations
+
+import abc
+from dataclasses import dataclass
+
+import torch
+
+from . import geometry
+
+
+@dataclass(frozen=True)
+class SymmetricBuffer:
+    """One rank's view of a buffer every rank has: its own tensor and everyone's pointers.
+
+    `peer_ptrs` is an int64 tensor [tp] on the device holding each rank's address (u64 bits,
+    index = rank); `multicast_ptr` is 0 when there is no multicast mapping.
+    """
+
+    local: torch.Tensor
+    peer_ptrs: torch.Tensor
+    multicast_ptr: int = 0
+
+    @property
+    def ptr(self) -> int:
+        return self.local.data_ptr()
+
+
+class Group(abc.ABC):
+    """The ranks one op instance serves, with their buffers (see module docstring).
+
+    Attributes every group sets: `tp`, `device` (torch.device with an index), `mode`
+    ('rs' | 'ar'), `max_M`, `N`, `sm_budget` (CTAs per rank's persistent grid).
+    """
+
+    tp: int
+    device: torch.device
+    mode: str
+    max_M: int
+    N: int
+    sm_budget: int
+
+    @property
+    @abc.abstractmethod
+    def local_ranks(self) -> tuple[int, ...]:
+        """Ranks this process launches (all of them for a virtual group)."""
+
+    @abc.abstractmethod
+    def workspace(self, rank: int) -> SymmetricBuffer:
+        """Partial workspace [2, rows_pad, N] bf16."""
+
+    @abc.abstractmethod
+    def flags(self, rank: int) -> SymmetricBuffer:
+        """Flag area, i32[geometry.flag_words(max_M, N, tp)], zeroed once at allocation."""
+
+    @abc.abstractmethod
+    def ar_buffer(self, rank: int) -> SymmetricBuffer | None:
+        """AR landing buffer [2, rows_pad, N] bf16 (None unless mode == 'ar')."""
+
+    @abc.abstractmethod
+    def error_record(self, rank: int) -> torch.Tensor:
+        """Pinned host i32[8] error record of `rank` (KERNEL-CONTRACT.md "Error record")."""
+
+    @abc.abstractmethod
+    def error_record_device_ptr(self, rank: int) -> int:
+        """The device address of `error_record(rank)` (err_ptr)."""
+
+    @abc.abstractmethod
+    def stream(self, rank: int) -> torch.cuda.Stream | None:
+        """Stream to launch `rank` on; None means the caller's current stream."""
+
+    @property
+    def rows_pad(self) -> int:
+        return geometry.rows_pad(self.max_M)
+
+    @property
+    def m_tiles_max(self) -> int:
+        return geometry.m_tiles_max(self.max_M)
+
+
+def _pinned_device_ptr(t: torch.Tensor, device_index: int) -> int:
+    """Device address of pinned host memory (equal to the host address under UVA)."""
+    from .driver import call, ensure_context
+
+    ensure_context(device_index)
+    return int(call("cuMemHostGetDevicePointer", t.data_ptr(), 0))
+
+
+class VirtualGroup(Group):
+    """`tp` virtual ranks on one GPU, each with its own buffers and non-blocking stream.
+
+    `sm_budget = SMs // tp` so every rank's persistent grid is resident at the same time
+    (the ranks spin on each other's flags). Allocates at construction; nothing is reset later
+    except by :meth:`reset_state`.
+    """
+
+    def __init__(self, tp: int, max_M: int, N: int, mode: str, device: int | str | torch.device = 0):
+        if mode not in ("rs", "ar"):
+            raise ValueError(f"VirtualGroup mode must be 'rs' or 'ar', got {mode!r}")
+        if tp < 1 or 128 % tp:
+            raise ValueError(f"tp={tp}: must divide 128")
+        if N % geometry.MIN_BN:
+            raise ValueError(f"N={N}: must be a multiple of {geometry.MIN_BN}")
+        if max_M < 1:
+            raise ValueError(f"max_M={max_M}: must be >= 1")
+        dev = torch.device("cuda", device) if isinstance(device, int) else torch.device(device)
+        if dev.index is None:
+            dev = torch.device("cuda", torch.cuda.current_device())
+        self.tp, self.device, self.mode, self.max_M, self.N = tp, dev, mode, max_M, N
+        self.sm_budget = torch.cuda.get_device_properties(dev).multi_processor_count // tp
+        rp = geometry.rows_pad(max_M)
+        nf = geometry.flag_words(max_M, N, tp)
+        with torch.cuda.device(dev):
+            self._ws = [torch.zeros(2, rp, N, dtype=torch.bfloat16, device=dev) for _ in range(tp)]
+            self._flags = [torch.zeros(nf, dtype=torch.int32, device=dev) for _ in range(tp)]
+            self._ar = ([torch.zeros(2, rp, N, dtype=torch.bfloat16, device=dev) for _ in range(tp)]
+                        if mode == "ar" else None)
+            self._err = [torch.zeros(geometry.ERROR_RECORD_WORDS, dtype=torch.int32, pin_memory=True)
+                         for _ in range(tp)]
+            self._err_dev = [_pinned_device_ptr(e, dev.index) for e in self._err]
+            self._streams = [torch.cuda.Stream(device=dev) for _ in range(tp)]  # non-blocking
+
+            def table(ts):
+                return torch.tensor([t.data_ptr() for t in ts], dtype=torch.int64, device=dev)
+
+            self._ws_table = table(self._ws)
+            self._flag_table = table(self._flags)
+            self._ar_table = table(self._ar) if self._ar is not None else None
+        torch.cuda.synchronize(dev)  # the zeroing must land before any kernel reads the flags
+
+    @property
+    def local_ranks(self) -> tuple[int, ...]:
+        return tuple(range(self.tp))
+
+    def workspace(self, rank: int) -> SymmetricBuffer:
+        return SymmetricBuffer(self._ws[rank], self._ws_table)
+
+    def flags(self, rank: int) -> SymmetricBuffer:
+        return SymmetricBuffer(self._flags[rank], self._flag_table)
+
+    def ar_buffer(self, rank: int) -> SymmetricBuffer | None:
+        if self._ar is None:
+            return None
+        return SymmetricBuffer(self._ar[rank], self._ar_table)
+
+    def error_record(self, rank: int) -> torch.Tensor:
+        return self._err[rank]
+
+    def error_record_device_ptr(self, rank: int) -> int:
+        return self._err_dev[rank]
+
+    def stream(self, rank: int) -> torch.cuda.Stream:
+        return self._streams[rank]
+
+    def reset_state(self) -> None:
+        """Recovery after a time-out: wait for every rank, then zero flags and error records.
+
+        A timed-out call leaves the ranks' epochs out of step; the protocol never resets flags
+        itself, so without this the group is unusable. Not for normal operation.
+        """
+        for s in self._streams:
+            s.synchronize()
+        with torch.cuda.device(self.device):
+            for f in self._flags:
+                f.zero_()
+        torch.cuda.synchronize(self.device)
+        for e in self._err:
+            e.zero_()

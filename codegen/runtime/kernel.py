@@ -1,0 +1,106 @@
+"""A cached cubin loaded into torch's context, and its launch with cuLaunchKernelEx."""
+from __future__ import annotations
+
+import threading
+
+from .cache_index import CacheEntry
+from .driver import call, check, cuda, ensure_context
+from .params import ParamSpec, pack_params, parse_abi
+
+
+class LoadedKernel:
+    """One kernel of one cache entry, loaded on one device.
+
+    Get it with :func:`load_kernel` (one load per process, device and cubin); launch it with
+    :meth:`launch`, which packs parameters by name from the entry's ABI.
+    """
+
+    def __init__(self, entry: CacheEntry, device_index: int):
+        self.entry = entry
+        self.device_index = device_index
+        launch = entry.meta["launch"]
+        self.block = tuple(int(v) for v in launch["block"]) + (1,) * (3 - len(launch["block"]))
+        cluster = launch.get("cluster", [1, 1, 1])
+        self.cluster = tuple(int(v) for v in cluster) + (1,) * (3 - len(cluster))
+        self.dynamic_smem = int(launch.get("dynamic_smem", 0))
+        self.specs: list[ParamSpec] = parse_abi(entry.meta["abi"]["params"])
+        self.param_names = frozenset(s.name for s in self.specs)
+        self._function = None
+
+    def _load(self):
+        import torch
+
+        with torch.cuda.device(self.device_index):
+            self._load_current()
+
+    def _load_current(self):
+        ensure_context(self.device_index)
+        lib = call("cuLibraryLoadData", self.entry.cubin, None, None, 0, None, None, 0)
+        kern = call("cuLibraryGetKernel", lib, self.entry.symbol.encode())
+        func = call("cuKernelGetFunction", kern)
+        attr = cuda.CUfunction_attribute
+        # Above 48 KiB of dynamic shared memory a kernel must opt in, per function.
+        call("cuFuncSetAttribute", func,
+             attr.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, self.dynamic_smem)
+        if self.cluster[0] * self.cluster[1] * self.cluster[2] > 1:
+            call("cuFuncSetAttribute", func,
+                 attr.CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1)
+        self._library = lib  # keep the library alive as long as the function
+        self._function = func
+
+    @property
+    def function(self):
+        """The CUfunction in torch's context; loads the cubin on first use.
+
+        Ops touch it before their first launch so that no load happens during graph capture.
+        """
+        if self._function is None:
+            self._load()
+        return self._function
+
+    def launch_config(self, grid: int, stream_handle: int):
+        """The CUlaunchConfig of a 1-D grid on `stream_handle` (a cudaStream_t as int)."""
+        cfg = cuda.CUlaunchConfig()
+        cfg.gridDimX, cfg.gridDimY, cfg.gridDimZ = int(grid), 1, 1
+        cfg.blockDimX, cfg.blockDimY, cfg.blockDimZ = self.block
+        cfg.sharedMemBytes = self.dynamic_smem
+        cfg.hStream = cuda.CUstream(int(stream_handle))
+        attrs = []
+        if self.cluster[0] * self.cluster[1] * self.cluster[2] > 1:
+            a = cuda.CUlaunchAttribute()
+            a.id = cuda.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
+            a.value.clusterDim.x, a.value.clusterDim.y, a.value.clusterDim.z = self.cluster
+            attrs.append(a)
+        cfg.attrs = attrs
+        cfg.numAttrs = len(attrs)
+        return cfg
+
+    def launch(self, grid: int, params: dict, stream) -> None:
+        """Launch on `stream` (torch.cuda.Stream or a raw handle) with params packed by name.
+
+        Names the ABI does not list are ignored (e.g. `ar_ptr` for an RS kernel); a listed
+        name missing from `params` raises InputError naming it.
+        """
+        if grid % self.cluster[0]:
+            raise ValueError(f"grid {grid} is not a multiple of the cluster size {self.cluster[0]}")
+        packed = pack_params(self.specs, params)
+        handle = getattr(stream, "cuda_stream", stream)
+        cfg = self.launch_config(grid, handle)
+        func = self.function
+        # kernelParams as an int is taken as a ready `void**`; `packed` stays alive until the
+        # call returns, and the driver has copied the values by then (also under graph capture).
+        check("cuLaunchKernelEx", cuda.cuLaunchKernelEx(cfg, func, packed.address, 0))
+
+
+_loaded: dict[tuple, LoadedKernel] = {}
+_lock = threading.Lock()
+
+
+def load_kernel(entry: CacheEntry, device_index: int) -> LoadedKernel:
+    """The process-wide LoadedKernel of `entry` on `device_index` (loaded on first launch)."""
+    key = (device_index, entry.cubin_sha256, entry.symbol)
+    with _lock:
+        k = _loaded.get(key)
+        if k is None:
+            k = _loaded[key] = LoadedKernel(entry, device_index)
+        return k

@@ -1,0 +1,103 @@
+"""Pack kernel parameters by name from a cache entry's ABI (meta.json `abi.params`).
+
+The ABI lists parameters in PTX order with kind/size/align; the caller supplies a dict by name.
+Templates may reorder parameters freely; only a name's meaning is fixed (KERNEL-CONTRACT.md).
+"""
+from __future__ import annotations
+
+import ctypes
+import struct
+from dataclasses import dataclass
+
+from .errors import InputError
+
+# kind -> (struct format, size); tma_desc and raw bytes are handled separately.
+_SCALARS = {
+    "i8": ("<b", 1), "u8": ("<B", 1), "i16": ("<h", 2), "u16": ("<H", 2),
+    "i32": ("<i", 4), "u32": ("<I", 4), "i64": ("<q", 8), "u64": ("<Q", 8),
+    "f32": ("<f", 4), "f64": ("<d", 8),
+}
+_MAX_ALIGN = 64  # a TMA descriptor's alignment; the largest any parameter asks for
+
+
+@dataclass(frozen=True)
+class ParamSpec:
+    name: str
+    kind: str
+    size: int
+    align: int
+
+
+def parse_abi(abi_params: list[dict]) -> list[ParamSpec]:
+    """Turn meta.json `abi.params` into ParamSpecs, rejecting sizes that contradict the kind."""
+    specs = []
+    for p in abi_params:
+        kind, size = p["kind"], int(p["size"])
+        align = int(p.get("align", size if size in (1, 2, 4, 8) else 8))
+        if kind in _SCALARS and _SCALARS[kind][1] != size:
+            raise ValueError(f"ABI param {p['name']!r}: kind {kind} has size {_SCALARS[kind][1]}, "
+                             f"meta says {size}; rebuild the cache entry")
+        if kind == "tma_desc" and size != 128:
+            raise ValueError(f"ABI param {p['name']!r}: tma_desc must be 128 bytes, meta says {size}")
+        if kind not in _SCALARS and kind not in ("tma_desc", "bytes"):
+            raise ValueError(f"ABI param {p['name']!r}: unknown kind {kind!r}")
+        specs.append(ParamSpec(p["name"], kind, size, align))
+    return specs
+
+
+def _encode(spec: ParamSpec, value) -> bytes:
+    if spec.kind in _SCALARS:
+        fmt, _ = _SCALARS[spec.kind]
+        try:
+            return struct.pack(fmt, value)
+        except struct.error as exc:
+            raise InputError(f"kernel param {spec.name!r} ({spec.kind}) = {value!r}: {exc}") from None
+    data = bytes(value)
+    if len(data) != spec.size:
+        raise InputError(f"kernel param {spec.name!r} ({spec.kind}) needs {spec.size} bytes, "
+                         f"got {len(data)}")
+    return data
+
+
+class PackedParams:
+    """One aligned buffer holding every parameter, plus the `void*[]` the driver reads.
+
+    Keep the object alive until the launch call returns (the driver copies the values then).
+    """
+
+    def __init__(self, specs: list[ParamSpec], values: dict):
+        missing = [s.name for s in specs if s.name not in values]
+        if missing:
+            raise InputError(f"kernel param(s) {', '.join(missing)} not supplied "
+                             f"(the cache entry's ABI needs them)")
+        self.offsets: list[int] = []
+        off = 0
+        for s in specs:
+            off = -(-off // s.align) * s.align
+            self.offsets.append(off)
+            off += s.size
+        self.size = off
+        # Over-allocate so the base can be aligned to the largest alignment (the driver does not
+        # need it, but then every parameter sits at an address aligned as in the PTX).
+        self._raw = ctypes.create_string_buffer(max(off, 1) + _MAX_ALIGN)
+        raw_addr = ctypes.addressof(self._raw)
+        self.base = -(-raw_addr // _MAX_ALIGN) * _MAX_ALIGN
+        for s, o in zip(specs, self.offsets):
+            data = _encode(s, values[s.name])
+            ctypes.memmove(self.base + o, data, len(data))
+        self._ptrs = (ctypes.c_void_p * max(len(specs), 1))(
+            *[self.base + o for o in self.offsets])
+
+    @property
+    def address(self) -> int:
+        """Address of the `void**` array, as cuLaunchKernelEx's kernelParams wants it."""
+        return ctypes.addressof(self._ptrs)
+
+    def bytes(self) -> bytes:
+        """The packed parameter bytes (for tests and debugging)."""
+        return ctypes.string_at(self.base, self.size)
+
+
+def pack_params(specs: list[ParamSpec], values: dict) -> PackedParams:
+    """Pack `values` (name -> int or bytes) in the order and layout of `specs`."""
+    return PackedParams(specs, values)

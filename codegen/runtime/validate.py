@@ -1,0 +1,66 @@
+"""Input checks done before any launch; each failure is an InputError naming argument and value.
+
+Pure tensor-metadata checks: they work on CPU tensors and never touch a GPU.
+"""
+from __future__ import annotations
+
+import torch
+
+from .errors import InputError
+from .geometry import BK
+
+
+def _same_device(a: torch.device, b: torch.device) -> bool:
+    return a.type == b.type and (a.index or 0) == (b.index or 0)
+
+
+def check_matrix(name: str, t, device: torch.device, rows: int | None, K: int) -> None:
+    """bf16, on `device`, 2-D, row-major contiguous [rows, K], 16-byte aligned, K % 64 == 0."""
+    if not isinstance(t, torch.Tensor):
+        raise InputError(f"{name} must be a torch.Tensor, got {type(t).__name__}")
+    if t.dtype != torch.bfloat16:
+        raise InputError(f"{name}.dtype must be torch.bfloat16, got {t.dtype}")
+    if not _same_device(t.device, device):
+        raise InputError(f"{name}.device must be {device} (the group's device), got {t.device}")
+    if t.dim() != 2:
+        raise InputError(f"{name} must be 2-D, got shape {tuple(t.shape)}")
+    k = t.shape[1]
+    if k % BK:
+        raise InputError(f"{name}.shape[1] (K) = {k} must be a multiple of {BK}")
+    if k != K:
+        raise InputError(f"{name}.shape[1] (K) = {k} must equal the op's K = {K}")
+    if rows is not None and t.shape[0] != rows:
+        raise InputError(f"{name}.shape must be ({rows}, {K}), got {tuple(t.shape)}")
+    if t.stride(1) != 1 or (t.shape[0] > 1 and t.stride(0) != k):
+        raise InputError(f"{name} must be contiguous row-major (strides ({k}, 1)), "
+                         f"got strides {tuple(t.stride())}")
+    if t.data_ptr() % 16:
+        raise InputError(f"{name}.data_ptr() = {t.data_ptr():#x} must be 16-byte aligned "
+                         f"(TMA); pass a fresh or .clone()d tensor")
+
+
+def check_rank(rank, local_ranks: tuple[int, ...], tp: int) -> None:
+    if not isinstance(rank, int) or isinstance(rank, bool) or not 0 <= rank < tp:
+        raise InputError(f"rank = {rank!r} must be an int in [0, {tp})")
+    if rank not in local_ranks:
+        raise InputError(f"rank = {rank} is not driven by this process (local ranks {local_ranks})")
+
+
+def check_m(M: int, max_M: int) -> None:
+    if not 1 <= M <= max_M:
+        raise InputError(f"x.shape[0] (M) = {M} must be in [1, max_M = {max_M}]")
+
+
+def check_out(out, shape: tuple[int, int], device: torch.device, name: str = "out") -> None:
+    if not isinstance(out, torch.Tensor):
+        raise InputError(f"{name} must be a torch.Tensor, got {type(out).__name__}")
+    if out.dtype != torch.bfloat16:
+        raise InputError(f"{name}.dtype must be torch.bfloat16, got {out.dtype}")
+    if not _same_device(out.device, device):
+        raise InputError(f"{name}.device must be {device}, got {out.device}")
+    if tuple(out.shape) != tuple(shape):
+        raise InputError(f"{name}.shape must be {tuple(shape)}, got {tuple(out.shape)}")
+    if not out.is_contiguous():
+        raise InputError(f"{name} must be contiguous, got strides {tuple(out.stride())}")
+    if out.data_ptr() % 16:
+        raise InputError(f"{name}.data_ptr() = {out.data_ptr():#x} must be 16-byte aligned")

@@ -1,0 +1,62 @@
+"""Dispatch rules, grid rule and buffer geometry (CPU only)."""
+import pytest
+
+from codegen.runtime import dispatch, geometry
+
+
+@pytest.mark.parametrize("M,N,bn", [
+    (1, 7168, 128), (2047, 7168, 128), (2048, 7168, 256), (8205, 7168, 256),
+    (4096, 1024, 256), (4096, 1152, 128),  # 1152 % 256 != 0
+])
+def test_bn_rule(M, N, bn):
+    assert dispatch.choose_bn(M, N) == bn
+
+
+def test_bn_override():
+    assert dispatch.choose_bn(1, 7168, fixed=256) == 256
+    assert dispatch.choose_bn(9000, 7168, fixed=128) == 128
+
+
+@pytest.mark.parametrize("M,cg", [(1, 1), (128, 1), (256, 1), (257, 2), (8205, 2)])
+def test_cta_group_rule(M, cg):
+    assert dispatch.choose_cta_group(M) == cg
+    assert dispatch.choose_cta_group(M, fixed=3 - cg) == 3 - cg
+
+
+def test_gemm_tiles():
+    assert dispatch.gemm_tiles(1, 7168, 128, 1) == 56
+    assert dispatch.gemm_tiles(129, 7168, 128, 1) == 2 * 56
+    assert dispatch.gemm_tiles(129, 7168, 256, 2) == 2 * 28
+    assert dispatch.gemm_tiles(257, 1024, 128, 2) == 4 * 8  # 3 M tiles rounded up to 4
+
+
+@pytest.mark.parametrize("M,N,bn,cluster,budget,want", [
+    (1, 1024, 128, 1, 132, 8),        # fewer tiles than SMs: one CTA per tile
+    (8205, 7168, 256, 2, 132, 132),   # many tiles: the whole budget
+    (8205, 7168, 256, 2, 33, 32),     # budget rounded down to the cluster
+    (8205, 7168, 256, 2, 1, 2),       # at least one cluster
+    (1, 128, 128, 2, 66, 2),          # 1 tile rounded up to the cluster
+    (257, 1024, 128, 2, 16, 16),
+])
+def test_grid_rule(M, N, bn, cluster, budget, want):
+    g = dispatch.grid_size(M, N, bn, cluster, budget)
+    assert g == want and g % cluster == 0
+
+
+def test_grid_min_multiple():
+    assert dispatch.grid_size(8205, 7168, 128, 2, 132, multiple=4) == 132
+    assert dispatch.grid_size(8205, 7168, 128, 2, 130, multiple=4) == 128
+
+
+def test_geometry():
+    assert geometry.m_tiles_max(1) == 2
+    assert geometry.m_tiles_max(256) == 2
+    assert geometry.m_tiles_max(257) == 4
+    assert geometry.m_tiles_max(8205) == 66
+    assert geometry.rows_pad(8205) == 66 * 128
+    mt, nt, tp = 66, 7168 // 128, 8
+    assert geometry.flag_words(8205, 7168, tp) == 16 + 2 * mt * nt + mt * nt * tp
+    assert geometry.out_shape("rs", 1000, 7168, 8) == (125, 7168)
+    assert geometry.out_shape("rs", 7, 7168, 8) == (1, 7168)
+    assert geometry.out_shape("ar", 7, 7168, 8) == (7, 7168)
+    assert geometry.out_shape("none", 7, 7168, 8) == (7, 7168)

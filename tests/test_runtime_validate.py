@@ -1,0 +1,190 @@
+"""Input validation and error records of GemmRsAr with a CPU stand-in group (no GPU needed)."""
+import pytest
+import torch
+
+from codegen.runtime import geometry
+from codegen.runtime.errors import InputError, KernelTimeoutError
+from codegen.runtime.group import Group, SymmetricBuffer
+from codegen.runtime.op import GemmRsAr
+
+N, K, MAX_M, TP = 1024, 256, 300, 4
+
+
+class _Stream:
+    def synchronize(self):
+        pass
+
+
+class CpuGroup(Group):
+    """Only what validation and error handling read; nothing here is launchable."""
+
+    def __init__(self, tp=TP, max_M=MAX_M, N=N, mode="rs", device="cpu"):
+        self.tp, self.max_M, self.N, self.mode = tp, max_M, N, mode
+        self.device, self.sm_budget = torch.device(device), 132 // tp
+        self._err = [torch.zeros(8, dtype=torch.int32) for _ in range(tp)]
+        self._stream = _Stream()
+
+    local_ranks = property(lambda self: tuple(range(self.tp)))
+
+    def workspace(self, rank):
+        return SymmetricBuffer(torch.empty(0), torch.zeros(self.tp, dtype=torch.int64))
+
+    flags = workspace
+
+    def ar_buffer(self, rank):
+        return self.workspace(rank) if self.mode == "ar" else None
+
+    def error_record(self, rank):
+        return self._err[rank]
+
+    def error_record_device_ptr(self, rank):
+        return self._err[rank].data_ptr()
+
+    def stream(self, rank):
+        return self._stream
+
+
+def bf16(*shape):
+    return torch.randn(*shape).to(torch.bfloat16)
+
+
+def misaligned(rows, cols):
+    flat = torch.empty(rows * cols + 8, dtype=torch.bfloat16)
+    return flat[1:1 + rows * cols].view(rows, cols)  # 2 bytes past a 16-byte boundary
+
+
+@pytest.fixture
+def op():
+    return GemmRsAr(MAX_M, N, K, "rs", CpuGroup(), arch="sm_90a")
+
+
+def check(op, rank, x, w, match):
+    with pytest.raises(InputError, match=match):
+        op._validate(rank, x, w)
+
+
+def test_good_input_passes(op):
+    assert op._validate(2, bf16(129, K), bf16(N, K)) == 129
+
+
+def test_dtype(op):
+    check(op, 0, torch.randn(8, K), bf16(N, K), r"x\.dtype must be torch\.bfloat16, got torch\.float32")
+    check(op, 0, bf16(8, K), torch.randn(N, K).half(), r"weight\.dtype .* torch\.float16")
+
+
+def test_device():
+    op = GemmRsAr(MAX_M, N, K, "rs", CpuGroup(device="cuda:0"), arch="sm_90a")
+    check(op, 0, bf16(8, K), bf16(N, K), r"x\.device must be cuda:0 .*got cpu")
+
+
+def test_dims(op):
+    check(op, 0, bf16(2, 8, K), bf16(N, K), r"x must be 2-D, got shape \(2, 8, 256\)")
+
+
+def test_k(op):
+    check(op, 0, bf16(8, 100), bf16(N, K), r"x\.shape\[1\] \(K\) = 100 must be a multiple of 64")
+    check(op, 0, bf16(8, 320), bf16(N, 320), r"x\.shape\[1\] \(K\) = 320 must equal the op's K = 256")
+    check(op, 0, bf16(8, K), bf16(N, 320), r"weight\.shape\[1\] \(K\) = 320")
+
+
+def test_weight_shape(op):
+    check(op, 0, bf16(8, K), bf16(N + 128, K), r"weight\.shape must be \(1024, 256\), got \(1152, 256\)")
+
+
+def test_strides(op):
+    x = bf16(K, 8).t()
+    check(op, 0, x, bf16(N, K), r"x must be contiguous row-major")
+    wide = bf16(8, 2 * K)[:, :K]
+    check(op, 0, wide, bf16(N, K), r"strides \(512, 1\)")
+
+
+def test_alignment(op):
+    check(op, 0, misaligned(8, K), bf16(N, K), r"x\.data_ptr\(\) = 0x[0-9a-f]+ must be 16-byte aligned")
+    check(op, 0, bf16(8, K), misaligned(N, K), r"weight\.data_ptr\(\)")
+
+
+def test_m_range(op):
+    check(op, 0, bf16(MAX_M + 1, K), bf16(N, K), r"\(M\) = 301 must be in \[1, max_M = 300\]")
+    check(op, 0, bf16(0, K), bf16(N, K), r"\(M\) = 0")
+
+
+def test_rank(op):
+    check(op, TP, bf16(8, K), bf16(N, K), r"rank = 4 must be an int in \[0, 4\)")
+    check(op, -1, bf16(8, K), bf16(N, K), r"rank = -1")
+
+
+def test_run_all_validates_every_rank_before_launch(op):
+    xs = [bf16(8, K) for _ in range(TP)]
+    ws = [bf16(N, K) for _ in range(TP)]
+    ws[3] = bf16(N, 64)
+    with pytest.raises(InputError, match="weight"):
+        op.run_all(xs, ws)
+    assert op.last_launch == {}
+    with pytest.raises(InputError, match="same M"):
+        op.run_all([bf16(8 + r, K) for r in range(TP)], [bf16(N, K) for _ in range(TP)])
+    with pytest.raises(InputError, match=r"out\[0\]\.shape must be \(2, 1024\)"):
+        op.run_all([bf16(8, K) for _ in range(TP)], [bf16(N, K) for _ in range(TP)],
+                   out=[bf16(8, N) for _ in range(TP)])
+
+
+def test_can_run_should_run(op):
+    assert op.can_run(bf16(N, K))
+    assert not op.can_run(bf16(N, K + 64))
+    assert not op.can_run(torch.randn(N, K))
+    assert op.should_run(bf16(128, K)) and not op.should_run(bf16(127, K))
+    assert not op.should_run(bf16(MAX_M + 1, K))
+
+
+def test_constructor_checks():
+    g = CpuGroup()
+    with pytest.raises(InputError, match="mode"):
+        GemmRsAr(MAX_M, N, K, "xx", g)
+    with pytest.raises(InputError, match="group.mode"):
+        GemmRsAr(MAX_M, N, K, "ar", g)
+    with pytest.raises(InputError, match="K = 100"):
+        GemmRsAr(MAX_M, N, 100, "rs", g)
+    with pytest.raises(InputError, match="group.max_M = 300 is smaller"):
+        GemmRsAr(MAX_M + 1, N, K, "rs", g)
+    with pytest.raises(InputError, match="N = 1152 must be a positive multiple of 256"):
+        GemmRsAr(MAX_M, 1152, K, "rs", CpuGroup(N=1152), bn=256)
+    with pytest.raises(InputError, match="needs a group"):
+        GemmRsAr(MAX_M, N, K, "rs")
+
+
+def test_dispatch_and_variant_names(op):
+    assert op.variant(100).name == "gemm_rs_unicast_sm90a_bn128_cg1_tp4_bf16"
+    assert op.variant(300).name == "gemm_rs_unicast_sm90a_bn128_cg2_tp4_bf16"
+    fixed = GemmRsAr(MAX_M, N, K, "rs", CpuGroup(), bn=256, cta_group=1, arch="sm_90a")
+    assert fixed.variant(300).name == "gemm_rs_unicast_sm90a_bn256_cg1_tp4_bf16"
+    none = GemmRsAr(MAX_M, N, K, "none", arch="sm_90a", device="cpu")
+    assert none.variant(1).name == "gemm_none_sm90a_bn128_cg1_bf16"
+    assert none.out_shape(7) == (7, N) and op.out_shape(7) == (2, N)
+
+
+def test_virtual_style_group_never_uses_multicast(op, monkeypatch):
+    assert op.transport == "unicast"  # pointer 0: decided without any device query
+    g = CpuGroup()
+    with pytest.raises(InputError, match="multicast.*no multicast pointer"):
+        GemmRsAr(MAX_M, N, K, "rs", g, transport="multicast", arch="sm_90a").transport
+
+
+def test_error_record_raises_until_reset(op):
+    op.check_errors()
+    rec = op.group.error_record(1)
+    rec.copy_(torch.tensor([1, 1, 3, 5, 0, 7, 6, 7], dtype=torch.int32))
+    with pytest.raises(KernelTimeoutError) as ei:
+        op.check_errors()
+    e = ei.value
+    assert (e.code, e.rank, e.tile, e.peer, e.expected, e.seen, e.epoch) == (1, 1, (3, 5), 0, 7, 6, 7)
+    assert "rank 1" in str(e) and "peer 0" in str(e) and "tile (m=3, n=5)" in str(e)
+    with pytest.raises(KernelTimeoutError):  # a call checks first, before validating
+        op(0, bf16(8, K), bf16(N, K))
+    with pytest.raises(KernelTimeoutError):
+        op.synchronize()
+    op.reset_errors()
+    op.check_errors()
+
+
+def test_geometry_of_group(op):
+    assert op.group.rows_pad == geometry.rows_pad(MAX_M) == 512
+    assert op.group.m_tiles_max == 4
