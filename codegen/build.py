@@ -18,6 +18,7 @@ import importlib
 import importlib.util
 import json
 import os
+import re
 import sys
 import tempfile
 import time
@@ -123,8 +124,12 @@ def _resolve(compile_fn: Callable | str) -> Callable:
     return getattr(importlib.import_module(module), name)
 
 
+_ANSI_RE = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+
+
 def _first_line(text: str) -> str:
-    for line in str(text).splitlines():
+    """First non-blank line, without terminal colour codes (the DSL colours its errors)."""
+    for line in _ANSI_RE.sub("", str(text)).splitlines():
         if line.strip():
             return line.strip()
     return "(empty error message)"
@@ -146,7 +151,8 @@ def _run_job(root: str, job: Job, compile_fn: Callable | str) -> tuple[str, str,
             (tmp / "kernel.cubin").write_bytes(art.cubin)
             resources = art.resources or resources_from_cubin(art.cubin)
             return {"symbol": art.symbol, "abi": art.abi, "launch": art.launch, "tma": art.tma,
-                    "resources": resources, **job.meta}
+                    "resources": resources, "compile_seconds": getattr(art, "seconds", None),
+                    **job.meta}
 
         _, built = Cache(root).build(job.variant, job.key, make)
         return ("built" if built else "cached"), "", ""

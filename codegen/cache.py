@@ -188,6 +188,10 @@ class Cache:
                 os.replace(tmp, final)
             except BaseException:
                 shutil.rmtree(tmp, ignore_errors=True)
+                try:
+                    final.parent.rmdir()  # only if empty: a failed first build leaves no trace
+                except OSError:
+                    pass
                 raise
         entry, problem = self.check(variant, key)
         if entry is None:

@@ -1,0 +1,269 @@
+"""``codegen``: build, list, inspect and maintain the kernel cache.
+
+Exit status: 0 on success, 1 on any failure (one ``error: ...`` line each), 2 on bad usage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import subprocess
+import sys
+from pathlib import Path
+
+from codegen import env as envmod
+from codegen.spec import ARCHS, BNS, CTA_GROUPS, MODES, TPS, TRANSPORTS, SpecError, Variant, deployment_matrix
+
+PRUNE_HELP = """\
+Remove what no deployment needs:
+  - entries whose key is listed in no manifest under <root>/manifests/ (every `codegen build`
+    writes one; a manifest is the newest build of its name, so an entry superseded by a
+    rebuild with changed sources/toolchain is dropped once every manifest naming it is rebuilt);
+  - corrupt entries, everything in <root>/.quarantine/, and crashed builds' temp dirs (> 1 h old).
+With --older-than DAYS only unreferenced entries older than DAYS are removed. With no manifest
+at all prune refuses (nothing says what to keep) unless --all is given, which removes every entry.
+"""
+
+
+def _csv(kind, allowed):
+    def parse(text: str):
+        values = []
+        for item in text.split(","):
+            item = item.strip()
+            try:
+                value = kind(item)
+            except ValueError:
+                raise argparse.ArgumentTypeError(f"{item!r} is not a valid value; allowed: "
+                                                 f"{', '.join(map(str, allowed))}") from None
+            if value not in allowed:
+                raise argparse.ArgumentTypeError(f"{item!r} is not supported; allowed: "
+                                                 f"{', '.join(map(str, allowed))}")
+            values.append(value)
+        return tuple(dict.fromkeys(values))
+    return parse
+
+
+def _matrix_args(p: argparse.ArgumentParser, tp_required: bool) -> None:
+    p.add_argument("--tp", type=_csv(int, TPS), required=tp_required, default=None if tp_required else TPS,
+                   help="tensor-parallel size(s), comma-separated: " + ",".join(map(str, TPS)))
+    p.add_argument("--arch", type=_csv(str, ARCHS), default=ARCHS, help="default: sm_90a,sm_100a")
+    p.add_argument("--mode", type=_csv(str, MODES), default=MODES, help="default: rs,ar,none")
+    p.add_argument("--transport", type=_csv(str, TRANSPORTS), default=TRANSPORTS,
+                   help="default: multicast,unicast")
+    p.add_argument("--bn", type=_csv(int, BNS), default=BNS, help="default: 128,256")
+    p.add_argument("--cta-group", type=_csv(int, CTA_GROUPS), default=CTA_GROUPS, help="default: 1,2")
+
+
+def _parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="codegen", description=__doc__.splitlines()[0])
+    ap.add_argument("--cache-dir", type=Path, default=None,
+                    help="cache root (default: $CODEGEN_CACHE_DIR, else <repo>/generated)")
+    sub = ap.add_subparsers(dest="cmd", required=True)
+
+    b = sub.add_parser("build", help="compile a deployment's variants into the cache")
+    _matrix_args(b, tp_required=True)
+    b.add_argument("-j", "--jobs", type=int, default=None, help="compile workers (default: $CODEGEN_JOBS or cpu count)")
+    b.add_argument("--manifest", type=Path, default=None,
+                   help="manifest path (default: <root>/manifests/tp<N>.json; narrowed axes "
+                        "are appended to the name, e.g. tp8_sm_90a_none.json)")
+    b.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+    ls = sub.add_parser("list", help="the variants of a matrix and whether they are cached")
+    _matrix_args(ls, tp_required=False)
+
+    ins = sub.add_parser("inspect", help="show a cached variant (summary by default)")
+    ins.add_argument("variant", help="canonical name, e.g. gemm_ar_unicast_sm90a_bn128_cg1_tp8_bf16")
+    what = ins.add_mutually_exclusive_group()
+    for flag in ("source", "ptx", "sass", "resources", "meta"):
+        what.add_argument(f"--{flag}", dest="what", action="store_const", const=flag)
+
+    c = sub.add_parser("cache", help="cache maintenance")
+    csub = c.add_subparsers(dest="cache_cmd", required=True)
+    csub.add_parser("ls", help="every entry: path, validity, size")
+    csub.add_parser("verify", help="check every entry's files against meta.json")
+    pr = csub.add_parser("prune", help="remove entries no manifest needs", description=PRUNE_HELP,
+                         formatter_class=argparse.RawDescriptionHelpFormatter)
+    pr.add_argument("--older-than", type=float, default=None, metavar="DAYS")
+    pr.add_argument("--all", action="store_true", help="remove every entry (no manifest needed)")
+    pr.add_argument("--dry-run", action="store_true", help="only print what would be removed")
+    return ap
+
+
+def _error(msg: str) -> None:
+    print(f"error: {msg}", file=sys.stderr)
+
+
+def build_hint(variant: Variant) -> str:
+    """The command that fills the cache for ``variant``."""
+    if variant.mode == "none":
+        return f"codegen build --tp 8 --arch {variant.arch} --mode none"
+    return f"codegen build --tp {variant.tp} --arch {variant.arch}"
+
+
+def _matrix(args) -> list[Variant]:
+    return deployment_matrix(args.tp, args.arch, args.mode, args.transport, args.bn, args.cta_group)
+
+
+def _cmd_build(args, cache) -> int:
+    from codegen.build import build
+
+    variants = _matrix(args)
+    manifest = args.manifest or cache.root / "manifests" / f"{manifest_name(args)}.json"
+    report = build(variants, jobs=args.jobs, cache=cache, progress=not args.no_progress,
+                   manifest_path=manifest)
+    for variant, line in report.failed:
+        _error(f"{variant.name}: {line}")
+    if report.logs:
+        logdir = cache.root / "logs"
+        logdir.mkdir(parents=True, exist_ok=True)
+        for variant, text in report.logs.items():
+            (logdir / f"{variant.name}.log").write_text(text, encoding="utf-8")
+        print(f"full error text: {logdir}/<variant>.log", file=sys.stderr)
+    print(report.summary())
+    print(f"manifest: {report.manifest}")
+    return 0 if report.ok else 1
+
+
+def _subdirs(path: Path) -> list[Path]:
+    return [p for p in path.iterdir() if p.is_dir()] if path.is_dir() else []
+
+
+def manifest_name(args) -> str:
+    """``tp8`` for a whole deployment; axes narrowed from their defaults are appended
+    (``tp8_sm_90a_none``), so a partial build never overwrites the deployment's manifest."""
+    parts = ["tp" + "_".join(map(str, sorted(args.tp)))]
+    for values, default in ((args.arch, ARCHS), (args.mode, MODES), (args.transport, TRANSPORTS),
+                            (args.bn, BNS), (args.cta_group, CTA_GROUPS)):
+        if set(values) != set(default):
+            parts.append("-".join(str(v) for v in default if v in values))  # order-independent
+    return "_".join(parts)
+
+
+def _cmd_list(args, cache) -> int:
+    from codegen.build import KeyContext, prepare_job
+
+    ctx = KeyContext.current()
+    failures = 0
+    for variant in _matrix(args):
+        try:
+            job = prepare_job(variant, ctx)
+        except Exception as e:  # noqa: BLE001 - report, keep listing
+            print(f"{variant.name}  error  {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}")
+            failures += 1
+            continue
+        entry, problem = cache.check(variant, job.key)
+        if entry is not None:
+            status = "cached"
+        elif problem is not None:
+            status = f"corrupt ({problem})"
+        elif any(not p.name.startswith(".") for p in _subdirs(cache.root / variant.arch / variant.name)):
+            status = "stale"  # entries exist, but for other sources/toolchain
+        else:
+            status = "missing"
+        print(f"{variant.name}  {status}  {job.key[:16]}")
+    return 1 if failures else 0
+
+
+def _find_entry(cache, variant: Variant):
+    """The entry for the current sources, else the newest valid one (with a note), else None."""
+    from codegen.build import KeyContext, prepare_job
+
+    try:
+        job = prepare_job(variant, KeyContext.current())
+        entry = cache.lookup(variant, job.key)
+        if entry is not None:
+            return entry
+    except Exception as e:  # noqa: BLE001 - e.g. a deployment copy without templates
+        print(f"note: cannot compute the current key ({type(e).__name__}: {e})", file=sys.stderr)
+    rows = [r for r in cache.ls() if r["name"] == variant.name and r["valid"]]
+    if not rows:
+        return None
+    newest = max(rows, key=lambda r: r["mtime"])
+    entry, _ = cache.check(variant, newest["key"])
+    if entry is not None:
+        print(f"note: {variant.name}: showing entry {newest['path']}, not built from the current sources",
+              file=sys.stderr)
+    return entry
+
+
+def _cmd_inspect(args, cache) -> int:
+    variant = Variant.parse(args.variant)
+    entry = _find_entry(cache, variant)
+    if entry is None:
+        _error(f"{variant.name}: not in cache {cache.root}: run {build_hint(variant)}")
+        return 1
+    what = args.what
+    if what == "source":
+        sys.stdout.write(entry.file("kernel.py").read_text(encoding="utf-8"))
+    elif what == "ptx":
+        sys.stdout.write(entry.file("kernel.ptx").read_text(encoding="utf-8", errors="replace"))
+    elif what == "sass":
+        from codegen.tools import require_tool
+
+        proc = subprocess.run([str(require_tool("nvdisasm")), "-c", str(entry.file("kernel.cubin"))],
+                              capture_output=True, text=True)
+        if proc.returncode != 0:
+            _error(f"{variant.name}: nvdisasm failed: {proc.stderr.strip().splitlines()[:1]}")
+            return 1
+        sys.stdout.write(proc.stdout)
+    elif what == "resources":
+        resources = entry.meta.get("resources")
+        if not resources:
+            from codegen.resources import resources_from_cubin
+
+            resources = resources_from_cubin(entry.cubin)
+        print(json.dumps(resources, indent=1))
+    elif what == "meta":
+        print(json.dumps(entry.meta, indent=1, sort_keys=True))
+    else:
+        m = entry.meta
+        print(f"variant   {variant.name}\nkey       {entry.key}\npath      {entry.path}")
+        print(f"symbol    {m.get('symbol')}\nlaunch    {json.dumps(m.get('launch'))}")
+        print(f"resources {json.dumps(m.get('resources'))}")
+    return 0
+
+
+def _cmd_cache(args, cache) -> int:
+    if args.cache_cmd == "ls":
+        for row in cache.ls():
+            state = "ok" if row["valid"] else f"BAD: {row['problem']}"
+            print(f"{row['path']}  {row['bytes']:>10}  {state}")
+        return 0
+    if args.cache_cmd == "verify":
+        problems = cache.verify()
+        for line in problems:
+            _error(line)
+        print(f"{len(cache.ls())} entries, {len(problems)} problems")
+        return 1 if problems else 0
+    keep: set[str] | None = set() if args.all else None
+    if keep is None and not list((cache.root / "manifests").glob("*.json")):
+        _error(f"no manifests under {cache.root / 'manifests'}: nothing says what to keep; "
+               "run codegen build first, or pass --all to remove every entry")
+        return 1
+    older = None if args.older_than is None else args.older_than * 86400.0
+    removed = cache.prune(keep_keys=keep, older_than_s=older, dry_run=args.dry_run)
+    for path in removed:
+        print(f"{'would remove' if args.dry_run else 'removed'} {path}")
+    print(f"{len(removed)} {'to remove' if args.dry_run else 'removed'}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``codegen`` console script."""
+    args = _parser().parse_args(argv)
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s: %(message)s", stream=sys.stderr)
+    from codegen.cache import Cache
+
+    try:
+        root = args.cache_dir.resolve() if args.cache_dir else envmod.load().cache_dir
+        cache = Cache(root)
+        handler = {"build": _cmd_build, "list": _cmd_list, "inspect": _cmd_inspect, "cache": _cmd_cache}
+        return handler[args.cmd](args, cache)
+    except (SpecError, ValueError, OSError, RuntimeError) as e:
+        _error(str(e).splitlines()[0] if str(e) else type(e).__name__)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
