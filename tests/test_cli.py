@@ -130,3 +130,16 @@ def test_sass_without_nvdisasm_names_the_package(capsys, fake_build, monkeypatch
     monkeypatch.setattr(tools, "find_tool", lambda name: None)
     rc, out, err = run(capsys, "inspect", NONE, "--sass")
     assert rc == 1 and "pip install nvidia-cuda-nvdisasm" in err
+
+
+def test_list_with_real_templates_never_imports_the_dsl(tmp_path):
+    """Keying (render + hash) is what a warm build does: it must not import cutlass (0.5 s+)."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from codegen.cli import main; "
+            f"rc = main(['--cache-dir', {str(tmp_path)!r}, 'list', '--tp', '8', '--arch', 'sm_90a']); "
+            "print('DSL' if 'cutlass' in sys.modules else 'no DSL', rc)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120).stdout
+    assert out.strip().splitlines()[-1] in ("no DSL 0", "no DSL 1")  # 1: a template that does not render yet
+    assert "missing" in out or "error" in out
