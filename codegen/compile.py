@@ -20,6 +20,7 @@ from codegen import ptxabi
 from codegen.spec import Variant
 
 # PTX parameter sizes of each kind a template may declare in its PARAMS list.
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
 _KIND_SIZE = {"tma_desc": 128, "i32": 4, "u32": 4, "u64": 8, "i32x2": 8, "i32x3": 12}
 
 
@@ -131,8 +132,11 @@ def compile_source(variant: Variant, source: str, workdir: Path) -> Artifacts:
     except CompileError:
         raise
     except Exception as exc:  # the DSL raises many types; keep its message, name the variant
-        first = str(exc).strip().splitlines()
-        raise CompileError(f"{type(exc).__name__}: {first[0] if first else exc!r}") from exc
+        text = _ANSI.sub("", str(exc)).strip()
+        lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+        # the DSL's first line is often just "error:"; keep the first line that says something
+        first = next((ln for ln in lines if ln.rstrip(":").lower() not in ("error", "")), text)
+        raise CompileError(f"{type(exc).__name__}: {first}") from exc
 
     ptx = _artifact_bytes(compiled.artifacts.PTX, "PTX", dump)
     cubin = _artifact_bytes(compiled.artifacts.CUBIN, "cubin", dump)
