@@ -31,8 +31,8 @@ class CacheEntry:
 def build_command(arch: str, mode: str, tp: int | None) -> str:
     """The `codegen build` command that fills the cache for this (arch, mode, tp)."""
     if mode == "none":
-        # mode-none kernels do not depend on tp; any --tp builds them
-        return f"codegen build --tp {tp or 2} --arch {arch} --mode none"
+        # mode-none kernels do not depend on tp; any --tp builds them (same as cli.build_hint)
+        return f"codegen build --tp {tp or 8} --arch {arch} --mode none"
     return f"codegen build --tp {tp} --arch {arch}"
 
 
@@ -59,6 +59,19 @@ def _manifest_sha(e: dict) -> str | None:
     return None
 
 
+def _variant_name(meta: dict) -> str | None:
+    """The entry's variant name: meta `name`, or `variant` as a name or a Variant dict."""
+    v = meta.get("variant")
+    if isinstance(v, dict):
+        from codegen.spec import Variant
+
+        try:
+            return Variant.from_dict(v).name
+        except ValueError:
+            return repr(v)
+    return v if isinstance(v, str) else meta.get("name")
+
+
 class _Corrupt(Exception):
     pass
 
@@ -76,8 +89,9 @@ def _load_entry(variant: str, entry_dir: Path, expect_sha: str | None) -> CacheE
     if recorded != sha or (expect_sha is not None and expect_sha != sha):
         raise _Corrupt(f"corrupt entry {entry_dir}: kernel.cubin sha256 {sha[:12]}.. does not match "
                        f"the recorded {str(expect_sha or recorded)[:12]}..")
-    if meta.get("variant") not in (None, variant):
-        raise _Corrupt(f"entry {entry_dir} holds variant {meta.get('variant')}, not {variant}")
+    held = _variant_name(meta)
+    if held not in (None, variant):
+        raise _Corrupt(f"entry {entry_dir} holds variant {held}, not {variant}")
     for field in ("symbol", "abi", "launch"):
         if field not in meta:
             raise _Corrupt(f"entry {entry_dir}: meta.json lacks {field!r}")
@@ -110,8 +124,10 @@ def find_entry(root: Path, arch: str, variant: str, command: str) -> CacheEntry:
                 except _Corrupt as exc:
                     problems.append(str(exc))
     vdir = root / arch / variant
-    candidates = sorted(vdir.glob("*/meta.json"), key=lambda p: p.stat().st_mtime, reverse=True) \
+    # Hidden dirs are the builder's temp dirs (`.tmp-*`): not entries yet.
+    metas = [p for p in vdir.glob("*/meta.json") if not p.parent.name.startswith(".")] \
         if vdir.is_dir() else []
+    candidates = sorted(metas, key=lambda p: p.stat().st_mtime, reverse=True)
     for meta_path in candidates:
         try:
             return _load_entry(variant, meta_path.parent, None)

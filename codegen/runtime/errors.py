@@ -48,6 +48,7 @@ class KernelTimeoutError(RuntimeErrorBase):
         self.record_rank = record_rank  # whose error record held it
         self.code, self.rank, self.tile = code, rank, (tile_m, tile_n)
         self.peer, self.expected, self.seen, self.epoch = peer, expected, seen, epoch
+        self.others: list[KernelTimeoutError] = []  # other ranks' records (set by check_errors)
         what = ERROR_CODES.get(code, f"unknown error code {code}")
         super().__init__(
             f"{variant}: rank {rank} {what}: tile (m={tile_m}, n={tile_n}) waited for peer {peer}, "

@@ -95,12 +95,33 @@ def _pinned_device_ptr(t: torch.Tensor, device_index: int) -> int:
     return int(call("cuMemHostGetDevicePointer", t.data_ptr(), 0))
 
 
+def _dedicated_stream(device_index: int) -> torch.cuda.Stream:
+    """A new non-blocking stream that torch's stream pool will never hand to anyone else.
+
+    torch.cuda.Stream() returns pool streams round-robin (32 per device), so a caller's stream
+    (a side stream, graph capture's stream) can be the very stream of a rank; that rank's kernel
+    then queues behind the caller's work or vice versa and the co-scheduled ranks time out.
+    The stream lives as long as the process (streams are cheap; destroying one under a
+    possibly pending capture is not).
+    """
+    from .driver import call, cuda, ensure_context
+
+    ensure_context(device_index)
+    handle = call("cuStreamCreate", cuda.CUstream_flags.CU_STREAM_NON_BLOCKING.value)
+    return torch.cuda.ExternalStream(int(handle), device=torch.device("cuda", device_index))
+
+
 class VirtualGroup(Group):
     """`tp` virtual ranks on one GPU, each with its own buffers and non-blocking stream.
 
     `sm_budget = SMs // tp` so every rank's persistent grid is resident at the same time
     (the ranks spin on each other's flags). Allocates at construction; nothing is reset later
     except by :meth:`reset_state`.
+
+    Co-residency also needs every rank stream to be its own: dedicated streams, never torch's
+    pool (see _dedicated_stream). The GPU tests and the benchmark also set
+    CUDA_DEVICE_MAX_CONNECTIONS=32 so that the rank streams get distinct hardware queues
+    (a precaution: a time-out from queue sharing was not observed with the default 8).
     """
 
     def __init__(self, tp: int, max_M: int, N: int, mode: str, device: int | str | torch.device = 0):
@@ -127,7 +148,7 @@ class VirtualGroup(Group):
             self._err = [torch.zeros(geometry.ERROR_RECORD_WORDS, dtype=torch.int32, pin_memory=True)
                          for _ in range(tp)]
             self._err_dev = [_pinned_device_ptr(e, dev.index) for e in self._err]
-            self._streams = [torch.cuda.Stream(device=dev) for _ in range(tp)]  # non-blocking
+            self._streams = [_dedicated_stream(dev.index) for _ in range(tp)]
 
             def table(ts):
                 return torch.tensor([t.data_ptr() for t in ts], dtype=torch.int64, device=dev)

@@ -19,6 +19,7 @@ from .cache_index import build_command, find_entry
 from .errors import InputError, KernelTimeoutError
 from .group import Group
 from .kernel import LoadedKernel, load_kernel
+from .params import coord_shape
 from .tma import encode_bf16_2d, tma_box
 from .transport import multicast_unavailable_reason
 from .validate import check_m, check_matrix, check_out, check_rank
@@ -224,8 +225,14 @@ class GemmRsAr:
         else:
             for i, o in enumerate(out):
                 check_out(o, shape, self._device(), f"out[{i}]")
+        # One event recorded before any launch: a rank stream must never wait on work enqueued
+        # after another rank's kernel (it would serialise the ranks, which spin on each other).
+        dev = self._device()
+        with torch.cuda.device(dev):
+            ready = torch.cuda.Event()
+            ready.record(torch.cuda.current_stream(dev))
         for r, x, w, o in zip(ranks, xs, weights, out):
-            self._launch(r, x, w, o, Ms[0])
+            self._launch(r, x, w, o, Ms[0], ordered_after=ready)
         self.join()
         return list(out)
 
@@ -241,16 +248,30 @@ class GemmRsAr:
 
     # ---- errors -----------------------------------------------------------------------------
     def check_errors(self) -> None:
-        """Raise KernelTimeoutError if any local rank's error record is set (no device sync)."""
+        """Raise KernelTimeoutError if any local rank's error record is set (no device sync).
+
+        The error names the first rank with a record; `.others` holds the other ranks'
+        KernelTimeoutErrors (a stalled rank makes its peers time out too, so the full set
+        tells which rank was missing).
+        """
         if self.group is None:
             return
+        found = []
         for r in self.local_ranks:
             view = self._err_views.get(r)
             if view is None:
                 view = self._err_views[r] = self.group.error_record(r).numpy()
             if view[0] != 0:
-                raise KernelTimeoutError(self._last_variant.get(r, "unknown variant"), r,
-                                         [int(v) for v in view[:8]])
+                found.append(KernelTimeoutError(self._last_variant.get(r, "unknown variant"), r,
+                                                [int(v) for v in view[:8]]))
+        if found:
+            first = found[0]
+            first.others = found[1:]
+            if first.others:
+                first.args = (first.args[0] + "; also: " + "; ".join(
+                    f"rank {e.rank} waited for peer {e.peer} (tile {e.tile}, code {e.code})"
+                    for e in first.others),)
+            raise first
 
     def synchronize(self) -> None:
         """Wait for every local rank's stream (or the device), then :meth:`check_errors`."""
@@ -303,31 +324,42 @@ class GemmRsAr:
         check_rank(rank, self.local_ranks, self.tp)
         return x.shape[0]
 
-    def _descriptor(self, t: torch.Tensor, rows: int, box: tuple[int, int], swizzle: str) -> bytes:
+    def _descriptor(self, ptr: int, rows: int, inner: int, box: tuple[int, int],
+                    swizzle: str) -> bytes:
         # A descriptor is a pure function of (address, shape, box): caching by them is exact.
-        key = (t.data_ptr(), rows, self.K, box, swizzle)
+        key = (ptr, rows, inner, box, swizzle)
         d = self._desc_cache.get(key)
         if d is None:
             if len(self._desc_cache) >= _DESC_CACHE_MAX:
                 self._desc_cache.clear()
-            d = self._desc_cache[key] = encode_bf16_2d(t.data_ptr(), rows, self.K, self.K * 2,
-                                                       box, swizzle)
+            d = self._desc_cache[key] = encode_bf16_2d(ptr, rows, inner, inner * 2, box, swizzle)
         return d
 
     def _params(self, rank: int, x, weight, out, M: int, kern: LoadedKernel) -> dict:
+        """Every parameter of KERNEL-CONTRACT.md by name; the kernel's ABI picks what it takes.
+
+        TMA operands: a = x [M, K], b = W [N, K], c = the tile store target (mode none: out
+        [M, N]; rs/ar: this rank's workspace viewed as [2 * rows_pad, N]).
+        """
+        g = self.group
         tma = kern.entry.meta.get("tma", {})
-        sw_a = tma.get("a", {}).get("swizzle", "128B")
-        sw_b = tma.get("b", {}).get("swizzle", "128B")
-        p = {
-            "tma_a": self._descriptor(x, M, tma_box(tma, "a"), sw_a),
-            "tma_a_shape": M,
-            "tma_b": self._descriptor(weight, self.N, tma_box(tma, "b"), sw_b),
-            "m": M,
-            "out_ptr": out.data_ptr(),
-        }
+        kinds = {s.name: s.kind for s in kern.specs}
+        p: dict = {"m": M, "out_ptr": out.data_ptr()}
+        if self.mode == "none":
+            c_ptr, c_rows = out.data_ptr(), M
+        else:
+            c_ptr, c_rows = g.workspace(rank).ptr, 2 * g.rows_pad
+        operands = {"a": (x.data_ptr(), M, self.K), "b": (weight.data_ptr(), self.N, self.K),
+                    "c": (c_ptr, c_rows, self.N)}
+        for op_name, (ptr, rows, inner) in operands.items():
+            name = f"tma_{op_name}"
+            if name in kinds:
+                p[name] = self._descriptor(ptr, rows, inner, tma_box(tma, op_name),
+                                           tma.get(op_name, {}).get("swizzle", "128B"))
+            if name + "_shape" in kinds:
+                p[name + "_shape"] = coord_shape(kinds[name + "_shape"], (rows, inner))
         if self.mode == "none":
             return p
-        g = self.group
         ws, fl, ar = g.workspace(rank), g.flags(rank), g.ar_buffer(rank)
         mc = self.transport == "multicast"
         p.update({
@@ -347,7 +379,14 @@ class GemmRsAr:
         })
         return p
 
-    def _launch(self, rank: int, x, weight, out, M: int) -> None:
+    def _rank_stream(self, rank: int, cur):
+        # mode none is a plain GEMM: always the caller's stream
+        s = self.group.stream(rank) if self.group is not None and self.mode != "none" else None
+        return cur if s is None else s
+
+    def _launch(self, rank: int, x, weight, out, M: int, ordered_after=None) -> None:
+        """Launch one rank. Its stream first waits on `ordered_after` (an event recorded on the
+        caller's stream before any rank launched) or, without one, on the current stream."""
         variant = self.variant(M)
         kern = self.kernel(variant)
         launch = kern.entry.meta["launch"]
@@ -358,12 +397,13 @@ class GemmRsAr:
         dev = self._device()
         with torch.cuda.device(dev):
             cur = torch.cuda.current_stream(dev)
-            # mode none is a plain GEMM: always the caller's stream
-            s = self.group.stream(rank) if self.group is not None and self.mode != "none" else None
-            if s is None:
-                s = cur
-            elif s != cur:
-                s.wait_stream(cur)  # inputs (and out's allocation) are ordered on `cur`
+            s = self._rank_stream(rank, cur)
+            if s != cur:
+                # inputs (and out's allocation) are ordered on `cur`
+                if ordered_after is not None:
+                    s.wait_event(ordered_after)
+                else:
+                    s.wait_stream(cur)
             kern.launch(grid, params, s)
         self._last_variant[rank] = variant.name
         self.last_launch[rank] = {"variant": variant.name, "bn": variant.bn,

@@ -6,17 +6,21 @@ Templates may reorder parameters freely; only a name's meaning is fixed (KERNEL-
 from __future__ import annotations
 
 import ctypes
+import re
 import struct
 from dataclasses import dataclass
 
 from .errors import InputError
 
-# kind -> (struct format, size); tma_desc and raw bytes are handled separately.
+# kind -> (struct format, size); tma_desc and raw bytes are handled separately. Vector kinds
+# "<scalar>x<n>" (e.g. i32x2: the DSL's coordinate tensor of a TMA operand with two dynamic
+# dims) take a sequence of n values.
 _SCALARS = {
     "i8": ("<b", 1), "u8": ("<B", 1), "i16": ("<h", 2), "u16": ("<H", 2),
     "i32": ("<i", 4), "u32": ("<I", 4), "i64": ("<q", 8), "u64": ("<Q", 8),
     "f32": ("<f", 4), "f64": ("<d", 8),
 }
+_VECTOR = re.compile(r"^([iuf](?:8|16|32|64))x(\d+)$")
 _MAX_ALIGN = 64  # a TMA descriptor's alignment; the largest any parameter asks for
 
 
@@ -31,16 +35,30 @@ class ParamSpec:
 def parse_abi(abi_params: list[dict]) -> list[ParamSpec]:
     """Turn meta.json `abi.params` into ParamSpecs, rejecting sizes that contradict the kind."""
     specs = []
+    offset = 0
     for p in abi_params:
         kind, size = p["kind"], int(p["size"])
         align = int(p.get("align", size if size in (1, 2, 4, 8) else 8))
+        vec = _VECTOR.match(kind)
+        if vec and vec.group(1) not in _SCALARS:
+            vec = None
+        if vec and vec.group(1) in _SCALARS and _SCALARS[vec.group(1)][1] * int(vec.group(2)) != size:
+            raise ValueError(f"ABI param {p['name']!r}: kind {kind} has size "
+                             f"{_SCALARS[vec.group(1)][1] * int(vec.group(2))}, meta says {size}; "
+                             f"rebuild the cache entry")
         if kind in _SCALARS and _SCALARS[kind][1] != size:
             raise ValueError(f"ABI param {p['name']!r}: kind {kind} has size {_SCALARS[kind][1]}, "
                              f"meta says {size}; rebuild the cache entry")
         if kind == "tma_desc" and size != 128:
             raise ValueError(f"ABI param {p['name']!r}: tma_desc must be 128 bytes, meta says {size}")
-        if kind not in _SCALARS and kind not in ("tma_desc", "bytes"):
+        if kind not in _SCALARS and kind not in ("tma_desc", "bytes") and not vec:
             raise ValueError(f"ABI param {p['name']!r}: unknown kind {kind!r}")
+        offset = -(-offset // align) * align
+        if "offset" in p and int(p["offset"]) != offset:
+            # the build recorded the PTX layout; packing must reproduce it byte for byte
+            raise ValueError(f"ABI param {p['name']!r}: meta offset {p['offset']} but size/align "
+                             f"give {offset}; rebuild the cache entry")
+        offset += size
         specs.append(ParamSpec(p["name"], kind, size, align))
     return specs
 
@@ -50,6 +68,17 @@ def _encode(spec: ParamSpec, value) -> bytes:
         fmt, _ = _SCALARS[spec.kind]
         try:
             return struct.pack(fmt, value)
+        except struct.error as exc:
+            raise InputError(f"kernel param {spec.name!r} ({spec.kind}) = {value!r}: {exc}") from None
+    vec = _VECTOR.match(spec.kind)
+    if vec:
+        fmt, n = _SCALARS[vec.group(1)][0], int(vec.group(2))
+        values = list(value) if isinstance(value, (list, tuple)) else [value]
+        if len(values) != n:
+            raise InputError(f"kernel param {spec.name!r} ({spec.kind}) needs {n} values, "
+                             f"got {value!r}")
+        try:
+            return b"".join(struct.pack(fmt, v) for v in values)
         except struct.error as exc:
             raise InputError(f"kernel param {spec.name!r} ({spec.kind}) = {value!r}: {exc}") from None
     data = bytes(value)
@@ -101,3 +130,18 @@ class PackedParams:
 def pack_params(specs: list[ParamSpec], values: dict) -> PackedParams:
     """Pack `values` (name -> int or bytes) in the order and layout of `specs`."""
     return PackedParams(specs, values)
+
+
+def coord_shape(kind: str, dims: tuple[int, ...]):
+    """Value of a TMA coordinate-tensor param (`tma_*_shape`) for its ABI kind.
+
+    The DSL emits one i32 per dynamic dim in shape order: `i32` takes the first dim (the
+    contract's "i32 M"), `i32xN` the first N dims (e.g. (M, K) when both are dynamic).
+    """
+    vec = _VECTOR.match(kind)
+    if vec:
+        n = int(vec.group(2))
+        if n > len(dims):
+            raise ValueError(f"coordinate param of kind {kind} wants {n} dims, have {dims}")
+        return tuple(dims[:n])
+    return dims[0]

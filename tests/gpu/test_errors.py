@@ -1,0 +1,64 @@
+"""Bounded waits surface as KernelTimeoutError; bad input is rejected before any launch."""
+import time
+
+import pytest
+import torch
+
+from codegen.runtime import GemmRsAr, InputError, KernelTimeoutError, VirtualGroup
+from gpu_common import check_outputs, fresh, rank_inputs, requires_gpu
+
+
+@pytest.mark.gpu
+@requires_gpu
+@pytest.mark.parametrize("mode", ["rs", "ar"])
+def test_missing_peer_times_out(mode):
+    tp, M, N, K = 2, 256, 1024, 768
+    group = VirtualGroup(tp, M, N, mode)
+    op = GemmRsAr(M, N, K, mode, group, timeout_ms=200)
+    xs, ws = rank_inputs(tp, M, N, K)
+    t0 = time.monotonic()
+    op(0, xs[0], ws[0])  # rank 1 never launches
+    with pytest.raises(KernelTimeoutError) as ei:
+        op.synchronize()
+    elapsed = time.monotonic() - t0
+    e = ei.value
+    assert e.rank == 0 and e.peer == 1, str(e)
+    assert e.code in (1, 2, 3) and e.epoch >= 1, str(e)
+    assert "rank 0" in str(e) and "peer 1" in str(e) and op.variant(M).name in str(e)
+    assert elapsed < 20, f"time-out took {elapsed:.1f} s with a 200 ms bound"
+    with pytest.raises(KernelTimeoutError):  # sticky until reset
+        op.check_errors()
+    op.reset_errors()
+    op.check_errors()
+    # The epochs are now out of step; reset_state makes the group usable again.
+    group.reset_state()
+    out = op.run_all(xs, ws)
+    op.synchronize()
+    check_outputs(mode, out, xs, ws, "after reset_state")
+
+
+@pytest.mark.gpu
+@requires_gpu
+def test_bad_input_raises_before_launch():
+    tp, M, N, K = 2, 256, 1024, 768
+    group = VirtualGroup(tp, M, N, "rs")
+    op = GemmRsAr(M, N, K, "rs", group)
+    xs, ws = rank_inputs(tp, M, N, K)
+    epochs = [int(group.flags(r).local[0]) for r in range(tp)]
+    bad = [
+        ([fresh((M, K + 64)), xs[1]], ws, r"x\.shape\[1\] \(K\) = 832"),
+        ([xs[0].float(), xs[1]], ws, r"x\.dtype"),
+        ([xs[0].cpu(), xs[1]], ws, r"x\.device must be cuda:0"),
+        ([fresh((M + 1, K)), fresh((M + 1, K))], ws, r"\(M\) = 257 must be in \[1, max_M = 256\]"),
+        (xs, [ws[0], fresh((N, K)).t().contiguous().t()], r"weight"),
+        ([fresh((2 * M * K + 8,))[1:1 + M * K].view(M, K), xs[1]], ws, r"16-byte aligned"),
+    ]
+    for bx, bw, match in bad:
+        with pytest.raises(InputError, match=match):
+            op.run_all(bx, bw)
+    with pytest.raises(InputError, match="rank = 2"):
+        op(2, xs[0], ws[0])
+    op.synchronize()
+    assert [int(group.flags(r).local[0]) for r in range(tp)] == epochs, "a kernel ran"
+    assert op.last_launch == {}
+    torch.cuda.synchronize()
