@@ -12,6 +12,18 @@ def test_bn_rule(M, N, bn):
     assert dispatch.choose_bn(M, N) == bn
 
 
+@pytest.mark.parametrize("M,ctas,cluster,bn", [
+    (512, 132, 2, 128),     # small M: latency-bound, narrow tiles
+    (2048, 132, 2, 128),    # BN 256: 448 tiles = 3.4 waves; BN 128: 896 = 6.8 waves
+    (4096, 132, 2, 256),    # BN 256: 6.8 waves vs BN 128: 13.6 waves
+    (32768, 132, 2, 256),
+    (16384, 16, 2, 256),    # virtual rank of tp 8: many waves either way
+])
+def test_bn_wave_rule(M, ctas, cluster, bn):
+    assert dispatch.choose_bn(M, 7168, ctas=ctas, cluster=cluster) == bn
+    assert dispatch.choose_bn(M, 7168 + 128, ctas=ctas, cluster=cluster) == 128  # N % 256 != 0
+
+
 def test_bn_override():
     assert dispatch.choose_bn(1, 7168, fixed=256) == 256
     assert dispatch.choose_bn(9000, 7168, fixed=128) == 128
