@@ -1,0 +1,97 @@
+"""Real compiles (CPU, no GPU): a spread of variants of both archs through the real build path
+(render -> spawned GPU-blind workers -> cute.compile -> cache), then checks of their PTX: each
+variant contains what its mode/transport/arch/cta_group needs and none of what it must not.
+"""
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from codegen.build import build
+from codegen.cache import Cache
+from codegen.spec import Variant
+
+pytestmark = pytest.mark.slow
+
+VARIANTS = [
+    Variant("sm_90a", "rs", "unicast", 128, 1, 8),
+    Variant("sm_90a", "ar", "unicast", 256, 2, 8),
+    Variant("sm_90a", "ar", "multicast", 128, 2, 4),
+    Variant("sm_90a", "rs", "multicast", 256, 1, 2),
+    Variant("sm_90a", "none", None, 128, 2, None),
+    Variant("sm_100a", "rs", "unicast", 128, 1, 8),
+    Variant("sm_100a", "ar", "unicast", 256, 2, 8),
+    Variant("sm_100a", "ar", "multicast", 128, 2, 16),
+    Variant("sm_100a", "rs", "multicast", 256, 2, 4),
+    Variant("sm_100a", "none", None, 256, 1, None),
+]
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    cache = Cache(tmp_path_factory.mktemp("cache"))
+    report = build(VARIANTS, jobs=2, cache=cache, progress=False)
+    assert report.ok, report.failed
+    out = {}
+    for v in VARIANTS:
+        entry = report.entries[v]
+        out[v] = (entry.file("kernel.ptx").read_text(),
+                  json.loads(entry.file("meta.json").read_text()))
+    return out
+
+
+def _has(ptx: str, pattern: str) -> bool:
+    return re.search(pattern, ptx) is not None
+
+
+@pytest.mark.parametrize("v", VARIANTS, ids=lambda v: v.name)
+def test_collective_instructions(built, v):
+    ptx, _ = built[v]
+    mc = v.transport == "multicast"
+    assert _has(ptx, r"multimem\.st\.") == (v.mode == "ar" and mc), "multimem.st only in AR multicast"
+    assert _has(ptx, r"multimem\.ld_reduce") == mc, "multimem.ld_reduce only in multicast variants"
+    if mc:
+        assert _has(ptx, r"multimem\.ld_reduce\.relaxed\.sys\.global\.add\.acc::f32\.v4\.bf16x2")
+    if v.mode == "ar" and mc:
+        assert _has(ptx, r"multimem\.st\.relaxed\.sys\.global\.v4\.f32")
+    collective = v.mode != "none"
+    # per-tile release flags, acquire waits, bounded by %globaltimer
+    assert _has(ptx, r"st\.release\.sys\.global") == collective
+    assert _has(ptx, r"ld\.acquire\.sys\.global") == collective
+    assert _has(ptx, r"%globaltimer") == collective
+    if v.mode == "ar" and not mc:
+        assert _has(ptx, r"st\.global\.v4"), "AR unicast stores 16 bytes to every rank"
+
+
+@pytest.mark.parametrize("v", VARIANTS, ids=lambda v: v.name)
+def test_arch_instructions(built, v):
+    ptx, _ = built[v]
+    if v.arch == "sm_90a":
+        assert ".target sm_90a" in ptx
+        assert _has(ptx, r"wgmma\.mma_async")
+        assert _has(ptx, r"setmaxnreg")
+        assert not _has(ptx, r"tcgen05")
+        assert _has(ptx, r"multicast::cluster") == (v.cta_group == 2), "W tile shared by TMA multicast"
+    else:
+        assert ".target sm_100a" in ptx
+        assert _has(ptx, r"tcgen05\.mma")
+        assert not _has(ptx, r"wgmma")
+        assert _has(ptx, r"tcgen05\.mma\.cta_group::2") == (v.cta_group == 2)
+        assert _has(ptx, r"tcgen05\.mma\.cta_group::1") == (v.cta_group == 1)
+    assert _has(ptx, r"cp\.async\.bulk\.tensor")
+
+
+@pytest.mark.parametrize("v", VARIANTS, ids=lambda v: v.name)
+def test_meta_abi_matches_ptx(built, v):
+    ptx, meta = built[v]
+    entry = re.search(r"\.entry\s+(\S+)\(([^)]*)\)", ptx, re.S)
+    assert entry and entry.group(1) == meta["symbol"]
+    n_params = len(re.findall(r"\.param\s", entry.group(2)))
+    names = [p["name"] for p in meta["abi"]["params"]]
+    assert len(names) == n_params
+    assert names[:2] == ["tma_a", "tma_a_shape"]
+    assert ("rank" in names) == (v.mode != "none")
+    assert meta["launch"]["cluster"][0] == v.cta_group
+    assert meta["launch"]["dynamic_smem"] > 0
