@@ -7,9 +7,11 @@ every worker keeps one private dump directory for its lifetime.
 
 from __future__ import annotations
 
+import atexit
 import importlib.util
 import os
 import re
+import shutil
 import sys
 import tempfile
 import time
@@ -50,6 +52,7 @@ def _prepare_dsl_env() -> Path:
                 "compile in a fresh process (codegen build does)")
         return Path(dump)
     dump = Path(tempfile.mkdtemp(prefix="codegen-dump-"))
+    atexit.register(shutil.rmtree, dump, True)
     os.environ["CUTE_DSL_KEEP"] = "ptx,cubin"
     os.environ["CUTE_DSL_DUMP_DIR"] = str(dump)
     os.environ.setdefault("CUDA_VISIBLE_DEVICES", "")
