@@ -265,6 +265,25 @@ def test_fallback_on_cache_miss(caplog, monkeypatch):
     assert "codegen build" in caplog.text
 
 
+def test_fallback_when_no_variant_exists(caplog, monkeypatch):
+    """tp=1 (seen on one H200 with torchrun --nproc-per-node 1): SpecError -> fallback."""
+    class FakeGroup:
+        tp, mode, N, max_M, sm_budget = 1, "rs", 1024, 4096, 132
+        device = torch.device("cpu")
+        local_ranks = (0,)
+        rows_pad, m_tiles_max = 4096, 32
+
+        def workspace(self, r):
+            return SimpleNamespace(multicast_ptr=0)
+
+    import codegen.runtime.op as op_mod
+
+    monkeypatch.setattr(op_mod.GemmRsAr, "arch", property(lambda self: "sm_90a"))
+    with caplog.at_level(logging.WARNING, logger="codegen.runtime.symm_group"):
+        assert make_fused_or_fallback(4096, 1024, 768, "rs", group_factory=lambda *a, **k: FakeGroup()) is None
+    assert "tp=1 is not supported" in caplog.text
+
+
 def test_fallback_does_not_swallow_a_safety_refusal():
     def factory(*a, **k):
         raise MulticastSafetyError("refusing to run")

@@ -339,11 +339,14 @@ def make_fused_or_fallback(max_M: int, N: int, K: int, mode: str, group=None, *,
                            **op_kwargs):
     """A GemmRsAr over a new SymmMemGroup, or None (reason logged) to use torch.mm + NCCL.
 
-    Falls back when symmetric memory is unavailable (SymmetricMemoryUnavailable) or the
-    kernel cache lacks a needed variant (CacheMissError, with `prepare`). A multicast safety
+    Falls back when symmetric memory is unavailable (SymmetricMemoryUnavailable), no kernel
+    variant exists for the configuration (SpecError, e.g. tp=1) or the kernel cache lacks a
+    needed variant (CacheMissError, with `prepare`). A multicast safety
     refusal or a usage error is raised, not swallowed. Collective: call it on every rank.
     `group_factory` replaces SymmMemGroup (tests).
     """
+    from codegen.spec import SpecError
+
     from .op import GemmRsAr
 
     lg = logger or log
@@ -354,7 +357,7 @@ def make_fused_or_fallback(max_M: int, N: int, K: int, mode: str, group=None, *,
         op = GemmRsAr(max_M, N, K, mode, g, **op_kwargs)
         if prepare:
             op.prepare()  # surfaces a cache miss now, not on the first request
-    except (SymmetricMemoryUnavailable, CacheMissError) as exc:
+    except (SymmetricMemoryUnavailable, CacheMissError, SpecError) as exc:
         op, reason = None, str(exc)
     else:
         reason = None
