@@ -78,7 +78,16 @@ def test_scripts_refuse_multicast_env(script, name, bad):
 def test_scripts_document_the_allow_flag():
     for script in SCRIPTS:
         text = script.read_text()
-        assert "--allow-multicast" in text and "enforce_no_multicast" in text
+        assert "--allow-multicast" in text and "run_torchrun" in text
+
+
+def test_init_torchrun_refuses_before_distributed(safe_env, monkeypatch):
+    """The scripts' common start refuses a multicast-enabling environment before any NCCL."""
+    from codegen.runtime.symm_env import init_torchrun
+
+    monkeypatch.setenv("NCCL_NVLS_ENABLE", "1")
+    with pytest.raises(MulticastSafetyError):
+        init_torchrun(allow_multicast=False)
 
 
 def test_group_refuses_before_touching_anything(safe_env, monkeypatch):

@@ -23,12 +23,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from graph_timing import graph_time_us  # noqa: E402  (tools/ is the script's directory)
 
 MS = [1 << i for i in range(4, 16)]  # 16 .. 32768
 KS = [768, 1536, 2304]
@@ -61,34 +61,6 @@ def parse_args(argv=None):
     return ap.parse_args(argv)
 
 
-def graph_time_us(torch, fn, iters: int, replays: int, warmup: int) -> float:
-    """This rank's median time of one fn() in µs, by CUDA-graph replay of `iters` calls."""
-    side = torch.cuda.Stream()
-    side.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(side):  # eager warm-up: kernels load, NCCL settles, allocator warms
-        for _ in range(2):
-            fn()
-    torch.cuda.current_stream().wait_stream(side)
-    torch.cuda.synchronize()
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
-        for _ in range(iters):
-            fn()
-    for _ in range(warmup):
-        graph.replay()
-    torch.cuda.synchronize()
-    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    times = []
-    for _ in range(replays):
-        start.record()
-        graph.replay()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end) * 1000.0 / iters)
-    del graph
-    return statistics.median(times)
-
-
 def overlap_metrics(t_gemm: float, t_coll: float, t_base: float, t_fused: float) -> dict:
     """The bound (T_gemm + T_coll) / max(...), fused's fraction of it, and the speed-up."""
     bound_time = max(t_gemm, t_coll)
@@ -109,24 +81,10 @@ def crossover_m(points: list[tuple[int, float]]) -> int | None:
 
 def main(argv=None) -> int:
     args = parse_args(argv)
-    from codegen.runtime.symm_env import MulticastSafetyError, enforce_no_multicast
+    from codegen.runtime.symm_env import run_torchrun
 
-    try:  # before torch.distributed: NCCL reads NCCL_NVLS_ENABLE when it creates a communicator
-        enforce_no_multicast(args.allow_multicast)
-    except MulticastSafetyError as exc:
-        print(exc, file=sys.stderr)
-        return 3
-    import torch
-    import torch.distributed as dist
-
-    local_rank = int(os.environ.get("LOCAL_RANK", "0"))
-    torch.cuda.set_device(local_rank)
-    device = torch.device("cuda", local_rank)
-    dist.init_process_group("nccl", device_id=device)
-    try:
-        return _bench(args, torch, dist, device)
-    finally:
-        dist.destroy_process_group()
+    return run_torchrun(lambda torch, dist, device: _bench(args, torch, dist, device),
+                        args.allow_multicast, None)
 
 
 def _bench(args, torch, dist, device) -> int:
@@ -192,7 +150,7 @@ def _bench(args, torch, dist, device) -> int:
                     times = {}
                     for name, fn in (("gemm", gemm), ("coll", coll), ("base", base), ("fused", fused)):
                         dist.barrier(device_ids=[device.index])
-                        times[name] = graph_time_us(torch, fn, args.iters, args.replays, args.warmup)
+                        times[name] = graph_time_us(fn, args.iters, args.replays, args.warmup)
                     op.synchronize()  # a kernel time-out surfaces here, as this row's error
                     # sanity: fused vs the baseline's result (eager, fresh)
                     base()

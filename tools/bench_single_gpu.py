@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
 import sys
 import time
 import traceback
@@ -30,6 +29,7 @@ import torch  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from codegen.runtime import GemmRsAr, VirtualGroup  # noqa: E402
+from graph_timing import graph_time_us  # noqa: E402  (tools/ is the script's directory)
 
 PART_A_M = [128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768]
 PART_B_M = [128, 1024, 4096, 16384]
@@ -39,34 +39,6 @@ TPS = [2, 4, 8]
 
 def _ints(text: str) -> list[int]:
     return [int(v) for v in text.split(",") if v]
-
-
-def graph_time_us(fn, iters: int, replays: int, warmup: int = 3) -> float:
-    """Median time of one `fn()` in microseconds, by CUDA-graph replay of `iters` calls."""
-    side = torch.cuda.Stream()
-    side.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(side):  # eager warm-up: loads kernels, allocator settles
-        for _ in range(2):
-            fn()
-    torch.cuda.current_stream().wait_stream(side)
-    torch.cuda.synchronize()
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
-        for _ in range(iters):
-            fn()
-    for _ in range(warmup):
-        graph.replay()
-    torch.cuda.synchronize()
-    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    times = []
-    for _ in range(replays):
-        start.record()
-        graph.replay()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end) * 1000.0 / iters)
-    del graph
-    return statistics.median(times)
 
 
 def rand(shape):

@@ -74,3 +74,38 @@ def enforce_no_multicast(allow_multicast: bool = False,
               "allow_multicast=True only on a system where multicast objects are allowed "
               "(never on the project's machines).")
     return []
+
+
+def init_torchrun(allow_multicast: bool = False, nccl_timeout_s: float | None = None):
+    """The start of every torchrun script: refuse multicast, then one GPU per process and NCCL.
+
+    Raises MulticastSafetyError before torch.distributed is imported (NCCL reads
+    NCCL_NVLS_ENABLE when it creates a communicator). Returns (torch, dist, device).
+    """
+    enforce_no_multicast(allow_multicast)
+    from datetime import timedelta
+
+    import torch
+    import torch.distributed as dist
+
+    local_rank = int(os.environ.get("LOCAL_RANK", "0"))
+    torch.cuda.set_device(local_rank)
+    device = torch.device("cuda", local_rank)
+    kwargs = {"timeout": timedelta(seconds=nccl_timeout_s)} if nccl_timeout_s else {}
+    dist.init_process_group("nccl", device_id=device, **kwargs)
+    return torch, dist, device
+
+
+def run_torchrun(body, allow_multicast: bool = False, nccl_timeout_s: float | None = None) -> int:
+    """Run `body(torch, dist, device) -> exit code` in a torchrun process; 3 on a refusal."""
+    import sys
+
+    try:
+        torch, dist, device = init_torchrun(allow_multicast, nccl_timeout_s)
+    except MulticastSafetyError as exc:
+        print(exc, file=sys.stderr)
+        return 3
+    try:
+        return body(torch, dist, device)
+    finally:
+        dist.destroy_process_group()

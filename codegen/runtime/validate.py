@@ -14,14 +14,18 @@ def _same_device(a: torch.device, b: torch.device) -> bool:
     return a.type == b.type and (a.index or 0) == (b.index or 0)
 
 
-def check_matrix(name: str, t, device: torch.device, rows: int | None, K: int) -> None:
-    """bf16, on `device`, 2-D, row-major contiguous [rows, K], 16-byte aligned, K % 64 == 0."""
+def _check_bf16_on(name: str, t, device: torch.device) -> None:
     if not isinstance(t, torch.Tensor):
         raise InputError(f"{name} must be a torch.Tensor, got {type(t).__name__}")
     if t.dtype != torch.bfloat16:
         raise InputError(f"{name}.dtype must be torch.bfloat16, got {t.dtype}")
     if not _same_device(t.device, device):
         raise InputError(f"{name}.device must be {device} (the group's device), got {t.device}")
+
+
+def check_matrix(name: str, t, device: torch.device, rows: int | None, K: int) -> None:
+    """bf16, on `device`, 2-D, row-major contiguous [rows, K], 16-byte aligned, K % 64 == 0."""
+    _check_bf16_on(name, t, device)
     if t.dim() != 2:
         raise InputError(f"{name} must be 2-D, got shape {tuple(t.shape)}")
     k = t.shape[1]
@@ -52,12 +56,7 @@ def check_m(M: int, max_M: int) -> None:
 
 
 def check_out(out, shape: tuple[int, int], device: torch.device, name: str = "out") -> None:
-    if not isinstance(out, torch.Tensor):
-        raise InputError(f"{name} must be a torch.Tensor, got {type(out).__name__}")
-    if out.dtype != torch.bfloat16:
-        raise InputError(f"{name}.dtype must be torch.bfloat16, got {out.dtype}")
-    if not _same_device(out.device, device):
-        raise InputError(f"{name}.device must be {device}, got {out.device}")
+    _check_bf16_on(name, out, device)
     if tuple(out.shape) != tuple(shape):
         raise InputError(f"{name}.shape must be {tuple(shape)}, got {tuple(out.shape)}")
     if not out.is_contiguous():

@@ -130,26 +130,10 @@ class HungKernel(RuntimeError):
 
 def main(argv=None) -> int:
     args = parse_args(argv)
-    from codegen.runtime.symm_env import MulticastSafetyError, enforce_no_multicast
+    from codegen.runtime.symm_env import run_torchrun
 
-    try:  # before torch.distributed (NCCL reads NCCL_NVLS_ENABLE at communicator creation)
-        enforce_no_multicast(args.allow_multicast)
-    except MulticastSafetyError as exc:
-        print(exc, file=sys.stderr)
-        return 3
-    from datetime import timedelta
-
-    import torch
-    import torch.distributed as dist
-
-    local_rank = int(os.environ.get("LOCAL_RANK", "0"))
-    torch.cuda.set_device(local_rank)
-    device = torch.device("cuda", local_rank)
-    dist.init_process_group("nccl", device_id=device, timeout=timedelta(seconds=args.nccl_timeout_s))
-    try:
-        return _run(args, torch, dist, device)
-    finally:
-        dist.destroy_process_group()
+    return run_torchrun(lambda torch, dist, device: _run(args, torch, dist, device),
+                        args.allow_multicast, args.nccl_timeout_s)
 
 
 def _import_assert_close():
