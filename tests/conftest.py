@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import importlib.util
+import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -68,3 +71,15 @@ def pkg_dir(tmp_path: Path) -> Path:
     (d / "sub" / "helper_b.py").write_text("VALUE = 2\n")
     (d / "unused.py").write_text("VALUE = 4\n")
     return d
+
+
+@pytest.fixture(scope="session")
+def tiny_dir(tmp_path_factory) -> Path:
+    """tiny.ptx / tiny.cubin: a small real DSL kernel compiled now, in a GPU-blind subprocess."""
+    if importlib.util.find_spec("cutlass") is None:
+        pytest.skip("needs nvidia-cutlass-dsl (pip install -e '.[build]')")
+    out = tmp_path_factory.mktemp("tiny")
+    env = dict(os.environ, CUDA_VISIBLE_DEVICES="")
+    subprocess.run([sys.executable, str(HERE / "data" / "make_fixture.py"), str(out)],
+                   check=True, env=env, capture_output=True, timeout=300)
+    return out

@@ -16,7 +16,14 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
-TINY_CUBIN = Path(__file__).resolve().parent / "data" / "tiny.cubin"
+# Not a real cubin: the fake build only needs bytes that differ per entry (sha256 checks).
+# A test that disassembles the result sets FAKE_COMPILE_CUBIN to a real one (tiny_dir fixture).
+FAKE_CUBIN = b"\x7fELF fake cubin of tests/fake_compile.py "
+
+
+def _cubin_bytes() -> bytes:
+    real = os.environ.get("FAKE_COMPILE_CUBIN")
+    return Path(real).read_bytes() if real else FAKE_CUBIN
 
 
 class CompileError(Exception):
@@ -46,8 +53,9 @@ def compile_source(variant, source: str, workdir: Path) -> Artifacts:
     digest = hashlib.sha256(source.encode()).hexdigest()
     return Artifacts(
         ptx=f"// fake ptx {digest}\n.visible .entry k_{variant.name}(\n\t.param .u64 p0\n)\n{{}}\n".encode(),
-        cubin=TINY_CUBIN.read_bytes() + digest.encode(),
+        cubin=_cubin_bytes() + digest.encode(),
         symbol=f"k_{variant.name}",
         abi={"params": [{"name": "p0", "size": 8, "align": 8}]},
         launch={"block": [384, 1, 1], "cluster": [variant.cta_group, 1, 1]},
+        resources={"kernels": {f"k_{variant.name}": {"registers": 0}}},  # no real cubin to read
     )

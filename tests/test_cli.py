@@ -62,7 +62,8 @@ def test_bad_arguments_exit_2(capsys, argv, words):
         assert w in err
 
 
-def test_build_list_inspect_and_cache_commands(capsys, fake_build):
+def test_build_list_inspect_and_cache_commands(capsys, fake_build, tiny_dir, monkeypatch):
+    monkeypatch.setenv("FAKE_COMPILE_CUBIN", str(tiny_dir / "tiny.cubin"))  # --sass needs a real one
     root = fake_build
     rc, out, err = run(capsys, "build", "--tp", "8", "--arch", "sm_90a", "--mode", "none,ar",
                        "--transport", "unicast", "--bn", "128", "--cta-group", "1", "--no-progress", "-j", "2")

@@ -1,7 +1,3 @@
-import importlib.util
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -10,7 +6,6 @@ from codegen import tools
 from codegen.ptxabi import Param, PtxParseError, parse_entries
 from codegen.resources import resources_from_cubin
 
-DATA = Path(__file__).resolve().parent / "data"
 TINY = "kernel_cutlass_scale_kernel_tensorptrf32gmemalign16o1_tensorptrf32gmemalign16o1__0"
 
 SAMPLE = """
@@ -73,8 +68,8 @@ def test_unknown_param_is_a_clear_error():
         parse_entries(".visible .entry k(\n .param .v4 k_p\n)\n{}")
 
 
-def test_parse_real_dsl_ptx():
-    (entry,) = parse_entries((DATA / "tiny.ptx").read_text())
+def test_parse_real_dsl_ptx(tiny_dir):
+    (entry,) = parse_entries((tiny_dir / "tiny.ptx").read_text())
     assert entry.name == TINY
     # two cute.Tensor args (struct {u64 ptr; i32 dynamic dim}, .align 8) and an f32 scalar
     assert [(p.ptx_type, p.size, p.align) for p in entry.params] == [("b8", 16, 8), ("b8", 16, 8), ("f32", 4, 4)]
@@ -85,14 +80,14 @@ def test_parse_real_dsl_ptx():
 EXPECTED = {"registers": 12, "stack_bytes": 0, "local_bytes": 0, "static_smem_bytes": 1024}
 
 
-def test_resources_from_elf():
-    res = resources_from_cubin((DATA / "tiny.cubin").read_bytes(), use_tool=False)
+def test_resources_from_elf(tiny_dir):
+    res = resources_from_cubin((tiny_dir / "tiny.cubin").read_bytes(), use_tool=False)
     assert res == {"tool": "elf", "kernels": {TINY: EXPECTED}}
 
 
 @pytest.mark.skipif(tools.find_tool("cuobjdump") is None, reason="needs cuobjdump (pip install nvidia-cuda-cuobjdump)")
-def test_resources_from_cuobjdump_agree_with_elf():
-    res = resources_from_cubin((DATA / "tiny.cubin").read_bytes())
+def test_resources_from_cuobjdump_agree_with_elf(tiny_dir):
+    res = resources_from_cubin((tiny_dir / "tiny.cubin").read_bytes())
     assert res == {"tool": "cuobjdump", "kernels": {TINY: EXPECTED}}
 
 
@@ -114,18 +109,3 @@ def test_tool_discovery(monkeypatch, tmp_path):
     if not Path("/usr/local/cuda/bin/nvdisasm").exists():
         with pytest.raises(tools.ToolNotFound, match="pip install nvidia-cuda-nvdisasm"):
             tools.require_tool("nvdisasm")
-
-
-@pytest.mark.slow
-def test_fixture_regenerates_with_the_dsl(tmp_path):
-    """The committed fixture is what the installed DSL makes (compiled in a subprocess)."""
-    if importlib.util.find_spec("cutlass") is None:
-        pytest.skip("needs nvidia-cutlass-dsl")
-    script = DATA / "make_fixture.py"
-    copy = tmp_path / "make_fixture.py"
-    copy.write_text(script.read_text().replace('Path(__file__).resolve().parent', f'Path({str(tmp_path)!r})', 1))
-    env = dict(os.environ, CUDA_VISIBLE_DEVICES="")
-    subprocess.run([sys.executable, str(copy)], check=True, env=env, capture_output=True, timeout=300)
-    (entry,) = parse_entries((tmp_path / "tiny.ptx").read_text())
-    assert entry.name == TINY and len(entry.params) == 3
-    assert resources_from_cubin((tmp_path / "tiny.cubin").read_bytes(), use_tool=False)["kernels"][TINY] == EXPECTED

@@ -1,7 +1,8 @@
 """Regenerate tiny.ptx / tiny.cubin: a small real CuTe DSL kernel compiled on CPU for sm_90a.
 
-Run: python tests/data/make_fixture.py   (needs nvidia-cutlass-dsl; no GPU)
-The fixture lets the ptxabi/resources tests run on real DSL output without importing cutlass.
+Run: python tests/data/make_fixture.py OUT_DIR   (needs nvidia-cutlass-dsl; no GPU)
+tests/conftest.py runs it once per test session (fixture `tiny_dir`), so no binary is committed;
+the ptxabi/resources/CLI tests then read real DSL output without importing cutlass themselves.
 """
 import os
 import shutil
@@ -13,6 +14,8 @@ HERE = Path(__file__).resolve().parent
 
 
 def main() -> int:
+    out = Path(sys.argv[1]) if len(sys.argv) > 1 else HERE
+    out.mkdir(parents=True, exist_ok=True)
     dump = Path(tempfile.mkdtemp(prefix="codegen-fixture-"))
     # The DSL reads these when its env manager is built, i.e. at import: set them first.
     os.environ["CUTE_DSL_KEEP"] = "ptx,cubin"
@@ -45,9 +48,9 @@ def main() -> int:
     if set(found) != {".ptx", ".cubin"}:
         print(f"expected a .ptx and a .cubin under {dump}, found {sorted(map(str, found.values()))}")
         return 1
-    shutil.copyfile(found[".ptx"], HERE / "tiny.ptx")
-    shutil.copyfile(found[".cubin"], HERE / "tiny.cubin")
-    print(f"wrote {HERE / 'tiny.ptx'} and {HERE / 'tiny.cubin'}")
+    shutil.copyfile(found[".ptx"], out / "tiny.ptx")
+    shutil.copyfile(found[".cubin"], out / "tiny.cubin")
+    print(f"wrote {out / 'tiny.ptx'} and {out / 'tiny.cubin'}")
     return 0
 
 
