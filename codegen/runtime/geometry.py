@@ -22,7 +22,7 @@ def rows_pad(max_M: int) -> int:
 
 
 def flag_words(max_M: int, N: int, tp: int, bn: int = MIN_BN) -> int:
-    """i32 words of one rank's flag area for tile width `bn`.
+    """64-bit words (epochs) of one rank's flag area for tile width `bn`.
 
     Groups size it with MIN_BN: every BN an op may pick then fits (smaller n_tiles only
     uses a prefix of each region).

@@ -60,7 +60,7 @@ class Group(abc.ABC):
 
     @abc.abstractmethod
     def flags(self, rank: int) -> SymmetricBuffer:
-        """Flag area, i32[geometry.flag_words(max_M, N, tp)], zeroed once at allocation."""
+        """Flag area, int64[geometry.flag_words(max_M, N, tp)] (epochs), zeroed once at allocation."""
 
     @abc.abstractmethod
     def ar_buffer(self, rank: int) -> SymmetricBuffer | None:
@@ -142,7 +142,7 @@ class VirtualGroup(Group):
         nf = geometry.flag_words(max_M, N, tp)
         with torch.cuda.device(dev):
             self._ws = [torch.zeros(2, rp, N, dtype=torch.bfloat16, device=dev) for _ in range(tp)]
-            self._flags = [torch.zeros(nf, dtype=torch.int32, device=dev) for _ in range(tp)]
+            self._flags = [torch.zeros(nf, dtype=torch.int64, device=dev) for _ in range(tp)]
             self._ar = ([torch.zeros(2, rp, N, dtype=torch.bfloat16, device=dev) for _ in range(tp)]
                         if mode == "ar" else None)
             self._err = [torch.zeros(geometry.ERROR_RECORD_WORDS, dtype=torch.int32, pin_memory=True)

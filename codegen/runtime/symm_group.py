@@ -28,7 +28,7 @@ from .transport import multicast_unavailable_reason
 
 log = logging.getLogger(__name__)
 
-_ITEMSIZE = {"bfloat16": 2, "int32": 4}
+_ITEMSIZE = {"bfloat16": 2, "int32": 4, "int64": 8}
 
 
 class SymmetricMemoryUnavailable(RuntimeError):
@@ -41,7 +41,7 @@ class BufferSpec:
 
     name: str
     shape: tuple[int, ...]
-    dtype: str  # 'bfloat16' | 'int32'
+    dtype: str  # 'bfloat16' | 'int32' | 'int64'
     symmetric: bool
 
     @property
@@ -55,7 +55,7 @@ class BufferSpec:
 def buffer_specs(max_M: int, N: int, tp: int, mode: str) -> list[BufferSpec]:
     """The buffers of one rank (KERNEL-CONTRACT.md "Shapes" / "Flag area"), pure.
 
-    workspace [2, rows_pad, N] bf16, flags i32[flag_words] (sized for the smallest BN so every
+    workspace [2, rows_pad, N] bf16, flags int64[flag_words] (sized for the smallest BN so every
     BN fits), AR buffer [2, rows_pad, N] bf16 (mode 'ar' only), error record i32[8] (pinned
     host memory, not symmetric).
     """
@@ -69,7 +69,7 @@ def buffer_specs(max_M: int, N: int, tp: int, mode: str) -> list[BufferSpec]:
         raise ValueError(f"max_M={max_M}: must be >= 1")
     rp = geometry.rows_pad(max_M)
     specs = [BufferSpec("workspace", (2, rp, N), "bfloat16", True),
-             BufferSpec("flags", (geometry.flag_words(max_M, N, tp),), "int32", True)]
+             BufferSpec("flags", (geometry.flag_words(max_M, N, tp),), "int64", True)]
     if mode == "ar":
         specs.append(BufferSpec("ar", (2, rp, N), "bfloat16", True))
     specs.append(BufferSpec("error_record", (geometry.ERROR_RECORD_WORDS,), "int32", False))

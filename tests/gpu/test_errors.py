@@ -62,3 +62,23 @@ def test_bad_input_raises_before_launch():
     assert [int(group.flags(r).local[0]) for r in range(tp)] == epochs, "a kernel ran"
     assert op.last_launch == {}
     torch.cuda.synchronize()
+
+
+@pytest.mark.gpu
+@requires_gpu
+@pytest.mark.parametrize("mode", ["rs", "ar"])
+def test_epochs_past_32_bits(mode):
+    """Epochs are 64-bit: start every rank just below 2^32 and cross it; results stay right."""
+    tp, M, N, K = 2, 257, 1024, 768
+    group = VirtualGroup(tp, M, N, mode)
+    op = GemmRsAr(M, N, K, mode, group, timeout_ms=2000)
+    start = 2**32 - 2
+    for r in range(tp):
+        group.flags(r).local[0] = start  # as if 2^32 - 2 calls had completed
+    torch.cuda.synchronize()
+    for i in range(4):
+        xs, ws = rank_inputs(tp, M, N, K)
+        out = op.run_all(xs, ws)
+        op.synchronize()
+        check_outputs(mode, out, xs, ws, f"call {i} from epoch {start + i + 1}")
+    assert [int(group.flags(r).local[0]) for r in range(tp)] == [start + 4] * tp
