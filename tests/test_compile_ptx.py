@@ -57,9 +57,10 @@ def test_collective_instructions(built, v):
     if v.mode == "ar" and mc:
         assert _has(ptx, r"multimem\.st\.relaxed\.sys\.global\.v4\.f32")
     collective = v.mode != "none"
-    # per-tile release flags, acquire waits, bounded by %globaltimer
-    assert _has(ptx, r"st\.release\.sys\.global") == collective
-    assert _has(ptx, r"ld\.acquire\.sys\.global") == collective
+    # per-tile release flags (64-bit epochs), acquire waits and (sm_90a rs/ar) pipeline waits,
+    # all bounded by %globaltimer
+    assert _has(ptx, r"st\.release\.sys\.global\.u64") == collective
+    assert _has(ptx, r"ld\.acquire\.sys\.global\.u64") == collective
     assert _has(ptx, r"%globaltimer") == collective
     if v.mode == "ar" and not mc:
         assert _has(ptx, r"st\.global\.v4"), "AR unicast stores 16 bytes to every rank"

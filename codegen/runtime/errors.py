@@ -36,6 +36,7 @@ ERROR_CODES = {
     1: "timeout on partial flag",
     2: "timeout on AR flag",
     3: "timeout on peer epoch",
+    4: "pipeline mbarrier wait past its bound (expected = k-tile, seen = 0 free stage / 1 TMA bytes)",
 }
 
 
