@@ -18,12 +18,10 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from codegen import ptxabi
+from codegen import contract, ptxabi
 from codegen.spec import Variant
 
-# PTX parameter sizes of each kind a template may declare in its PARAMS list.
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
-_KIND_SIZE = {"tma_desc": 128, "i32": 4, "u32": 4, "u64": 8, "i32x2": 8, "i32x3": 12}
 
 
 class CompileError(RuntimeError):
@@ -71,10 +69,10 @@ def _load_module(path: Path, name: str):
 
 
 def abi_from_ptx(ptx: str, declared: list[tuple[str, str]]) -> tuple[str, dict]:
-    """Match the template's declared PARAMS against the PTX .entry signature.
+    """Match the contract's parameter list (contract.kernel_params) against the PTX .entry.
 
-    Returns (kernel symbol, abi dict). Raises CompileError on any mismatch, so a template whose
-    parameter list drifted from what the DSL emitted never reaches a cache.
+    Returns (kernel symbol, abi dict). Raises CompileError on any mismatch, so a kernel whose
+    parameters drifted from the contract never reaches a cache.
     """
     entries = ptxabi.parse_entries(ptx)
     if len(entries) != 1:
@@ -82,14 +80,15 @@ def abi_from_ptx(ptx: str, declared: list[tuple[str, str]]) -> tuple[str, dict]:
     entry = entries[0]
     if len(entry.params) != len(declared):
         raise CompileError(
-            f"template declares {len(declared)} kernel parameters, the PTX has "
+            f"the contract lists {len(declared)} kernel parameters, the PTX has "
             f"{len(entry.params)}: {[p.size for p in entry.params]}")
     params = []
     offset = 0
     for (name, kind), p in zip(declared, entry.params):
-        want = _KIND_SIZE.get(kind)
-        if want is None:
-            raise CompileError(f"parameter {name}: unknown kind {kind!r}")
+        try:
+            want = contract.kind_size(kind)
+        except ValueError:
+            raise CompileError(f"parameter {name}: unknown kind {kind!r}") from None
         if p.size != want:
             raise CompileError(
                 f"parameter {name} ({kind}) should be {want} bytes, PTX param {p.index} "
@@ -121,6 +120,16 @@ def _reqntid(ptx: str) -> list[int] | None:
     return [int(g) for g in m.groups() if g] if m else None
 
 
+def check_dynamic_smem(host_ir: str, dynamic_smem: int) -> None:
+    """The runtime launches with the launch dict's `dynamic_smem`; the DSL sizes its own launch
+    (a constant in the host module). They must agree, or a kernel would read past its smem."""
+    if f"llvm.mlir.constant({dynamic_smem} : i64)" in host_ir:
+        return
+    found = sorted({int(v) for v in re.findall(r"llvm\.mlir\.constant\((\d{4,6}) : i64\)", host_ir)})
+    raise CompileError(f"launch dynamic_smem={dynamic_smem} is not the DSL's shared-memory size "
+                       f"(host-module constants {found})")
+
+
 def compile_source(variant: Variant, source: str, workdir: Path) -> Artifacts:
     """Compile a rendered kernel module; return its PTX, cubin, symbol, ABI and launch facts."""
     dump = _prepare_dsl_env()
@@ -144,9 +153,10 @@ def compile_source(variant: Variant, source: str, workdir: Path) -> Artifacts:
     ptx = _artifact_bytes(compiled.artifacts.PTX, "PTX", dump)
     cubin = _artifact_bytes(compiled.artifacts.CUBIN, "cubin", dump)
 
-    symbol, abi = abi_from_ptx(ptx.decode(), list(module.PARAMS))
+    symbol, abi = abi_from_ptx(ptx.decode(), list(contract.kernel_params(variant.arch, variant.mode)))
     if symbol not in compiled.kernel_info:
         raise CompileError(f"PTX entry {symbol} is not the DSL's kernel {list(compiled.kernel_info)}")
+    check_dynamic_smem(str(compiled.ir_module), int(launch["dynamic_smem"]))
     reqntid = _reqntid(ptx.decode())
     if reqntid and reqntid[0] != launch["block"][0]:
         raise CompileError(f".reqntid {reqntid} differs from the launch block {launch['block']}")

@@ -23,13 +23,26 @@ SWITCHES: dict[str, tuple[str, str]] = {
     ),
     "CODEGEN_DISABLE_MULTICAST": (
         "0",
-        "runtime: never use the multicast transport, even where the device supports it",
+        "runtime: never use the multicast transport, even where the device supports it; fails "
+        "closed (any value but 0/false/no/off/empty disables it) and implies the three "
+        "MULTICAST_SAFE_ENV switches before torch.distributed starts",
     ),
     "CODEGEN_WAIT_TIMEOUT_MS": (
         "2000",
         "runtime: bound of every in-kernel spin-wait; on time-out the kernel records an error",
     ),
 }
+
+#: Other software's switches that keep NVLink multicast objects from being created (torch
+#: reads the first at symmetric-memory rendezvous, NCCL the second at communicator creation,
+#: NVSHMEM the third at init), each with the value that keeps multicast off. Any other value
+#: counts as enabling multicast; any of them at its safe value also disables the project's
+#: multicast transport.
+MULTICAST_SAFE_ENV: tuple[tuple[str, str], ...] = (
+    ("TORCH_SYMM_MEM_DISABLE_MULTICAST", "1"),
+    ("NCCL_NVLS_ENABLE", "0"),
+    ("NVSHMEM_DISABLE_NVLS", "1"),
+)
 
 #: Environment variables that change the generated code, so they are part of the cache key.
 #: These are the CuTe DSL 4.8.1 settings its own env manager marks ``affects_compile=True``
@@ -55,7 +68,6 @@ CODEGEN_AFFECTING_ENV: tuple[str, ...] = (
     "CUTE_DSL_AUTO_M2S",
 )
 
-_TRUE = frozenset({"1", "true", "yes", "on"})
 _FALSE = frozenset({"", "0", "false", "no", "off"})
 
 
@@ -74,16 +86,22 @@ class Settings:
     wait_timeout_ms: int
 
 
-def _bool(environ: Mapping[str, str], name: str, default: bool) -> bool:
+def _disabled_fail_closed(environ: Mapping[str, str], name: str) -> bool:
+    """A disable switch: unset or an explicit false value keeps the feature; anything else,
+    unparseable values included, disables it (a typo must never turn a safety switch off)."""
     raw = environ.get(name)
-    if raw is None:
-        return default
-    value = raw.strip().lower()
-    if value in _TRUE:
-        return True
-    if value in _FALSE:
-        return False
-    raise ValueError(f"{name}={raw!r} is not a boolean: use 1/0, true/false, yes/no or on/off")
+    return raw is not None and raw.strip().lower() not in _FALSE
+
+
+def multicast_disabled_by(environ: Mapping[str, str] | None = None) -> str | None:
+    """The setting that disables the multicast transport (e.g. 'NCCL_NVLS_ENABLE=0'), or None."""
+    env = os.environ if environ is None else environ
+    if _disabled_fail_closed(env, "CODEGEN_DISABLE_MULTICAST"):
+        return f"CODEGEN_DISABLE_MULTICAST={env['CODEGEN_DISABLE_MULTICAST']}"
+    for name, safe in MULTICAST_SAFE_ENV:
+        if env.get(name, "").strip() == safe:
+            return f"{name}={safe}"
+    return None
 
 
 def _positive_int(environ: Mapping[str, str], name: str, default: int) -> int:
@@ -107,7 +125,7 @@ def load(environ: Mapping[str, str] | None = None) -> Settings:
     return Settings(
         cache_dir=cache_dir,
         jobs=_positive_int(env, "CODEGEN_JOBS", os.cpu_count() or 1),
-        disable_multicast=_bool(env, "CODEGEN_DISABLE_MULTICAST", False),
+        disable_multicast=_disabled_fail_closed(env, "CODEGEN_DISABLE_MULTICAST"),
         wait_timeout_ms=_positive_int(env, "CODEGEN_WAIT_TIMEOUT_MS", 2000),
     )
 

@@ -14,11 +14,9 @@ from pathlib import Path
 import jinja2
 import jinja2.meta
 
+from codegen import contract
 from codegen.env import repo_root
 from codegen.spec import Variant
-
-BM = 128
-BK = 64
 
 
 def default_templates_dir() -> Path:
@@ -47,9 +45,9 @@ def template_context(variant: Variant) -> dict:
         "arch_num": variant.arch_num,
         "mode": variant.mode,
         "transport": variant.transport,
-        "bm": BM,
+        "bm": contract.BM,
         "bn": variant.bn,
-        "bk": BK,
+        "bk": contract.BK,
         "cta_group": variant.cta_group,
         "tp": variant.tp,
         "dtype": variant.dtype,
@@ -58,6 +56,8 @@ def template_context(variant: Variant) -> dict:
         "is_ar": variant.mode == "ar",
         "is_none": variant.mode == "none",
         "is_multicast": variant.transport == "multicast",
+        # the kernel's scalar parameters in PTX order (templates/params.j2 renders them)
+        "scalar_params": contract.scalar_params(variant.arch, variant.mode),
     }
 
 
@@ -78,6 +78,8 @@ def _environment(templates_dir: str, fingerprint: str) -> jinja2.Environment:
         loader=jinja2.FileSystemLoader(templates_dir),
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
         autoescape=False,
         auto_reload=False,
     )

@@ -6,16 +6,12 @@ import re
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 
-ARCHS = ("sm_90a", "sm_100a")
-MODES = ("rs", "ar", "none")
-TRANSPORTS = ("multicast", "unicast")
-BNS = (128, 256)
-CTA_GROUPS = (1, 2)
-TPS = (2, 4, 8, 16)
-DTYPES = ("bf16",)
+from codegen.contract import ARCH_NUM, ARCHS, BNS, CTA_GROUPS, DTYPES, MODES, TPS, TRANSPORTS
+
+__all__ = ["ARCHS", "BNS", "CTA_GROUPS", "DTYPES", "MODES", "TPS", "TRANSPORTS", "SpecError",
+           "Variant", "deployment_matrix"]
 
 _TEMPLATES = {"sm_90a": "sm90_gemm.py.j2", "sm_100a": "sm100_gemm.py.j2"}
-_ARCH_NUM = {"sm_90a": 90, "sm_100a": 100}
 
 _NAME_RE = re.compile(
     r"gemm_(?P<mode>[a-z]+)"
@@ -89,7 +85,7 @@ class Variant:
 
     @property
     def arch_num(self) -> int:
-        return _ARCH_NUM[self.arch]
+        return ARCH_NUM[self.arch]
 
     def __str__(self) -> str:
         return self.name
@@ -146,7 +142,7 @@ class Variant:
 def deployment_matrix(
     tp: int | Iterable[int],
     archs: Iterable[str] = ARCHS,
-    modes: Iterable[str] = ("rs", "ar", "none"),
+    modes: Iterable[str] = MODES,
     transports: Iterable[str] = TRANSPORTS,
     bns: Iterable[int] = BNS,
     cta_groups: Iterable[int] = CTA_GROUPS,

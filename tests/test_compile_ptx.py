@@ -1,6 +1,8 @@
-"""Real compiles (CPU, no GPU): a spread of variants of both archs through the real build path
-(render -> spawned GPU-blind workers -> cute.compile -> cache), then checks of their PTX: each
-variant contains what its mode/transport/arch/cta_group needs and none of what it must not.
+"""Real compiles (CPU, no GPU): every variant of the TP 8 matrix of both archs (the parameter
+list does not depend on tp) plus a spread of other TPs, through the real build path (render ->
+spawned GPU-blind workers -> cute.compile -> cache), then checks of their PTX: each variant's
+kernel entry matches codegen/contract.py's parameter list, and it contains what its
+mode/transport/arch/cta_group needs and none of what it must not.
 """
 from __future__ import annotations
 
@@ -9,23 +11,18 @@ import re
 
 import pytest
 
+from codegen import contract, ptxabi
 from codegen.build import build
 from codegen.cache import Cache
-from codegen.spec import Variant
+from codegen.spec import Variant, deployment_matrix
 
 pytestmark = pytest.mark.slow
 
-VARIANTS = [
-    Variant("sm_90a", "rs", "unicast", 128, 1, 8),
-    Variant("sm_90a", "ar", "unicast", 256, 2, 8),
+VARIANTS = deployment_matrix(8) + [
     Variant("sm_90a", "ar", "multicast", 128, 2, 4),
     Variant("sm_90a", "rs", "multicast", 256, 1, 2),
-    Variant("sm_90a", "none", None, 128, 2, None),
-    Variant("sm_100a", "rs", "unicast", 128, 1, 8),
-    Variant("sm_100a", "ar", "unicast", 256, 2, 8),
     Variant("sm_100a", "ar", "multicast", 128, 2, 16),
     Variant("sm_100a", "rs", "multicast", 256, 2, 4),
-    Variant("sm_100a", "none", None, 256, 1, None),
 ]
 
 
@@ -82,6 +79,18 @@ def test_arch_instructions(built, v):
         assert _has(ptx, r"tcgen05\.mma\.cta_group::2") == (v.cta_group == 2)
         assert _has(ptx, r"tcgen05\.mma\.cta_group::1") == (v.cta_group == 1)
     assert _has(ptx, r"cp\.async\.bulk\.tensor")
+
+
+@pytest.mark.parametrize("v", VARIANTS, ids=lambda v: v.name)
+def test_kernel_entry_is_the_contract(built, v):
+    """The PTX .entry signature, parsed here independently of the build, is exactly the
+    contract's parameter list: one parameter per contract entry, each of its kind's size."""
+    ptx, meta = built[v]
+    (entry,) = ptxabi.parse_entries(ptx)
+    want = contract.kernel_params(v.arch, v.mode)
+    assert [p.size for p in entry.params] == [contract.kind_size(k) for _, k in want]
+    assert [(p["name"], p["kind"]) for p in meta["abi"]["params"]] == list(want)
+    assert entry.name == meta["symbol"]
 
 
 @pytest.mark.parametrize("v", VARIANTS, ids=lambda v: v.name)

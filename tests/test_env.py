@@ -25,11 +25,20 @@ def test_read_at_call_time(monkeypatch, tmp_path):
     assert not (tmp_path / "c").exists()  # load() never creates directories
 
 
-@pytest.mark.parametrize("name, value", [("CODEGEN_JOBS", "many"), ("CODEGEN_JOBS", "0"),
-                                         ("CODEGEN_DISABLE_MULTICAST", "maybe")])
+@pytest.mark.parametrize("name, value", [("CODEGEN_JOBS", "many"), ("CODEGEN_JOBS", "0")])
 def test_bad_values_name_the_variable(name, value):
     with pytest.raises(ValueError, match=name):
         env.load({name: value})
+
+
+@pytest.mark.parametrize("value, disabled", [("1", True), ("yes", True), ("2", True),
+                                             ("maybe", True), ("tru", True), (" ON ", True),
+                                             ("0", False), ("false", False), ("", False),
+                                             ("off", False)])
+def test_disable_multicast_fails_closed(value, disabled):
+    """A safety switch never fails open: anything but an explicit false value disables."""
+    assert env.load({"CODEGEN_DISABLE_MULTICAST": value}).disable_multicast is disabled
+    assert (env.multicast_disabled_by({"CODEGEN_DISABLE_MULTICAST": value}) is not None) is disabled
 
 
 def test_affecting_env():

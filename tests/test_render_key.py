@@ -7,6 +7,7 @@ import pytest
 from codegen.build import KeyContext, prepare_job
 from codegen.cache import cache_key
 from codegen.render import render, template_context
+from codegen import contract
 from codegen.spec import Variant
 
 V = Variant("sm_90a", "ar", "unicast", 128, 1, 8)
@@ -25,6 +26,7 @@ def test_context_has_named_variables():
         "bn": 256, "bk": 64, "cta_group": 2, "tp": 4, "dtype": "bf16",
         "variant_name": "gemm_rs_multicast_sm100a_bn256_cg2_tp4_bf16",
         "is_rs": True, "is_ar": False, "is_none": False, "is_multicast": True,
+        "scalar_params": contract.scalar_params("sm_100a", "rs"),
     }
 
 

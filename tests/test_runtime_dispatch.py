@@ -1,7 +1,8 @@
 """Dispatch rules, grid rule and buffer geometry (CPU only)."""
 import pytest
 
-from codegen.runtime import dispatch, geometry
+from codegen import contract
+from codegen.runtime import dispatch
 
 
 @pytest.mark.parametrize("M,N,bn", [
@@ -61,14 +62,14 @@ def test_grid_min_multiple():
 
 
 def test_geometry():
-    assert geometry.m_tiles_max(1) == 2
-    assert geometry.m_tiles_max(256) == 2
-    assert geometry.m_tiles_max(257) == 4
-    assert geometry.m_tiles_max(8205) == 66
-    assert geometry.rows_pad(8205) == 66 * 128
+    assert contract.m_tiles_max(1) == 2
+    assert contract.m_tiles_max(256) == 2
+    assert contract.m_tiles_max(257) == 4
+    assert contract.m_tiles_max(8205) == 66
+    assert contract.rows_pad(8205) == 66 * 128
     mt, nt, tp = 66, 7168 // 128, 8
-    assert geometry.flag_words(8205, 7168, tp) == 16 + 2 * mt * nt + mt * nt * tp
-    assert geometry.out_shape("rs", 1000, 7168, 8) == (125, 7168)
-    assert geometry.out_shape("rs", 7, 7168, 8) == (1, 7168)
-    assert geometry.out_shape("ar", 7, 7168, 8) == (7, 7168)
-    assert geometry.out_shape("none", 7, 7168, 8) == (7, 7168)
+    assert contract.flag_words(8205, 7168, tp) == 16 + 2 * mt * nt + mt * nt * tp
+    assert contract.out_shape("rs", 1000, 7168, 8) == (125, 7168)
+    assert contract.out_shape("rs", 7, 7168, 8) == (1, 7168)
+    assert contract.out_shape("ar", 7, 7168, 8) == (7, 7168)
+    assert contract.out_shape("none", 7, 7168, 8) == (7, 7168)

@@ -1,4 +1,4 @@
-"""What GemmRsAr passes to a kernel, by name, for an ABI like the sm_90a template's (CPU only).
+"""What GemmRsAr passes to a kernel, by name: exactly codegen/contract.py's list (CPU only).
 
 TMA encoding needs the driver, so it is replaced by a stub that records its arguments.
 """
@@ -9,46 +9,39 @@ from pathlib import Path
 import pytest
 import torch
 
-import codegen.runtime.op as op_mod
-from codegen.runtime import geometry
+import codegen.runtime.launch_plan as plan_mod
+from codegen import contract
 from codegen.runtime.cache_index import CacheEntry, build_command, find_entry
 from codegen.runtime.errors import CacheMissError
 from codegen.runtime.group import SymmetricBuffer
 from codegen.runtime.kernel import LoadedKernel
 from codegen.runtime.op import GemmRsAr
 from codegen.runtime.params import pack_params
+from codegen.spec import Variant, deployment_matrix
 
 from test_runtime_validate import CpuGroup
 
 N, K, MAX_M, TP = 1024, 256, 300, 4
 
 
-def _abi(names_kinds):
-    return {"params": [{"name": n, "kind": k,
-                        "size": {"tma_desc": 128, "i32x2": 8, "u32": 4, "u64": 8, "i32": 4}[k],
-                        "align": {"tma_desc": 64, "u64": 8}.get(k, 4)} for n, k in names_kinds]}
+def contract_abi(arch, mode):
+    """meta.json `abi` as the build records it for a kernel that follows the contract."""
+    def align(kind):
+        return contract.TMA_DESC_ALIGN if kind == "tma_desc" else 4 if "x" in kind else contract.kind_size(kind)
+    return {"params": [{"name": n, "kind": k, "size": contract.kind_size(k), "align": align(k)}
+                       for n, k in contract.kernel_params(arch, mode)]}
 
 
-RS_ABI = _abi([
-    ("tma_a", "tma_desc"), ("tma_a_shape", "i32x2"), ("tma_b", "tma_desc"), ("tma_b_shape", "i32x2"),
-    ("tma_c", "tma_desc"), ("tma_c_shape", "i32x2"), ("m", "u32"), ("rank", "u32"),
-    ("out_ptr", "u64"), ("flag_ptr", "u64"), ("ar_ptr", "u64"), ("peer_ws_ptr", "u64"),
-    ("peer_flag_ptr", "u64"), ("peer_ar_ptr", "u64"), ("mc_ws_ptr", "u64"), ("mc_ar_ptr", "u64"),
-    ("err_ptr", "u64"), ("timeout_ns", "u64"), ("rows_pad", "u32"), ("m_tiles_max", "u32")])
-CONTRACT_ABI = _abi([  # the contract's spelling: i32 M, a ws_ptr, no tma_c
-    ("tma_a", "tma_desc"), ("tma_a_shape", "i32"), ("tma_b", "tma_desc"), ("m", "u32"),
-    ("rank", "u32"), ("out_ptr", "u64"), ("ws_ptr", "u64"), ("flag_ptr", "u64"), ("ar_ptr", "u64"),
-    ("peer_ws_ptr", "u64"), ("peer_flag_ptr", "u64"), ("peer_ar_ptr", "u64"), ("mc_ws_ptr", "u64"),
-    ("mc_ar_ptr", "u64"), ("err_ptr", "u64"), ("timeout_ns", "u64"), ("rows_pad", "u32"),
-    ("m_tiles_max", "u32")])
 TMA = {"a": {"box": [64, 128], "swizzle": "128B"}, "b": {"box": [64, 64], "swizzle": "128B"},
        "c": {"box": [32, 128], "swizzle": "64B"}}
 
 
-def _kernel(abi, cluster=2):
-    meta = {"symbol": "k", "abi": abi, "tma": TMA,
-            "launch": {"block": [384, 1, 1], "cluster": [cluster, 1, 1], "dynamic_smem": 1}}
-    return LoadedKernel(CacheEntry("v", "k", None, b"", "0" * 64, meta), 0)
+def _kernel(variant: Variant):
+    meta = {"symbol": "k", "abi": contract_abi(variant.arch, variant.mode), "tma": TMA,
+            "variant": variant.to_dict(),
+            "launch": {"block": [384, 1, 1], "cluster": [variant.cta_group, 1, 1],
+                       "dynamic_smem": 1}}
+    return LoadedKernel(CacheEntry(variant.name, "k", None, b"", "0" * 64, meta), 0)
 
 
 @pytest.fixture
@@ -59,18 +52,18 @@ def encoded(monkeypatch):
         calls.append((ptr, rows, inner, row_stride, tuple(box), swizzle))
         return struct.pack("<QQQQ", ptr, rows, inner, row_stride).ljust(128, b"\0")
 
-    monkeypatch.setattr(op_mod, "encode_bf16_2d", fake)
+    monkeypatch.setattr(plan_mod, "encode_bf16_2d", fake)
     return calls
 
 
 class PtrGroup(CpuGroup):
     """CpuGroup with distinct fake buffer addresses per rank."""
 
-    def __init__(self, mode="rs"):
-        super().__init__(mode=mode)
-        self._tab = torch.arange(TP, dtype=torch.int64) * 0x1000 + 0x10000
-        self._ws = [SymmetricBuffer(torch.empty(16, dtype=torch.bfloat16), self._tab) for _ in range(TP)]
-        self._ar = [SymmetricBuffer(torch.empty(16, dtype=torch.bfloat16), self._tab) for _ in range(TP)]
+    def __init__(self, mode="rs", tp=TP):
+        super().__init__(mode=mode, tp=tp)
+        self._tab = torch.arange(tp, dtype=torch.int64) * 0x1000 + 0x10000
+        self._ws = [SymmetricBuffer(torch.empty(16, dtype=torch.bfloat16), self._tab) for _ in range(tp)]
+        self._ar = [SymmetricBuffer(torch.empty(16, dtype=torch.bfloat16), self._tab) for _ in range(tp)]
 
     def workspace(self, rank):
         return self._ws[rank]
@@ -79,15 +72,15 @@ class PtrGroup(CpuGroup):
         return self._ar[rank] if self.mode == "ar" else None
 
 
-def test_rs_params_like_template(encoded):
+def test_rs_params_sm90(encoded):
     g = PtrGroup()
     op = GemmRsAr(MAX_M, N, K, "rs", g, arch="sm_90a", timeout_ms=200)
     x = torch.zeros(129, K, dtype=torch.bfloat16)
     w = torch.zeros(N, K, dtype=torch.bfloat16)
-    out = torch.zeros(geometry.chunk(129, TP), N, dtype=torch.bfloat16)
-    kern = _kernel(RS_ABI)
+    out = torch.zeros(contract.chunk(129, TP), N, dtype=torch.bfloat16)
+    kern = _kernel(Variant("sm_90a", "rs", "unicast", 128, 2, TP))
     p = op._params(2, x, w, out, 129, kern)
-    rp = geometry.rows_pad(MAX_M)
+    rp = contract.rows_pad(MAX_M)
     assert p["tma_a_shape"] == (129, K) and p["tma_b_shape"] == (N, K)
     assert p["tma_c_shape"] == (2 * rp, N)
     assert encoded == [
@@ -97,37 +90,65 @@ def test_rs_params_like_template(encoded):
     ]
     assert p["rank"] == 2 and p["m"] == 129 and p["out_ptr"] == out.data_ptr()
     assert p["timeout_ns"] == 200_000_000
-    assert p["rows_pad"] == rp and p["m_tiles_max"] == geometry.m_tiles_max(MAX_M)
+    assert p["rows_pad"] == rp and p["m_tiles_max"] == contract.m_tiles_max(MAX_M)
     assert p["ar_ptr"] == 0 and p["peer_ar_ptr"] == 0 and p["mc_ws_ptr"] == 0
     assert p["err_ptr"] == g.error_record(2).data_ptr()
+    assert "ws_ptr" not in p  # sm_90a reaches its workspace through tma_c
     b = pack_params(kern.specs, p).bytes()
     assert struct.unpack_from("<ii", b, 128) == (129, K)
 
 
-def test_contract_spelling_also_packs(encoded):
-    op = GemmRsAr(MAX_M, N, K, "ar", PtrGroup("ar"), arch="sm_90a")
+def test_ar_params_sm100(encoded):
+    op = GemmRsAr(MAX_M, N, K, "ar", PtrGroup("ar"), arch="sm_100a")
     x = torch.zeros(7, K, dtype=torch.bfloat16)
     w = torch.zeros(N, K, dtype=torch.bfloat16)
     out = torch.zeros(7, N, dtype=torch.bfloat16)
-    kern = _kernel(CONTRACT_ABI, cluster=1)
+    kern = _kernel(Variant("sm_100a", "ar", "unicast", 128, 1, TP))
     p = op._params(0, x, w, out, 7, kern)
-    assert p["tma_a_shape"] == 7  # i32 M
     assert p["ws_ptr"] == op.group.workspace(0).ptr and p["ar_ptr"] == op.group.ar_buffer(0).ptr
     assert p["peer_ar_ptr"] == op.group.ar_buffer(0).peer_ptrs.data_ptr() != 0
-    assert len(encoded) == 2  # no tma_c in this ABI: not encoded
+    assert len(encoded) == 2 and "tma_c" not in p  # sm_100a stores C from registers
     pack_params(kern.specs, p)
 
 
 def test_none_params_target_out(encoded):
     op = GemmRsAr(MAX_M, N, K, "none", arch="sm_90a", device="cpu")
-    abi = _abi([("tma_a", "tma_desc"), ("tma_a_shape", "i32x2"), ("tma_b", "tma_desc"),
-                ("tma_b_shape", "i32x2"), ("tma_c", "tma_desc"), ("tma_c_shape", "i32x2"), ("m", "u32")])
     x = torch.zeros(5, K, dtype=torch.bfloat16)
     w = torch.zeros(N, K, dtype=torch.bfloat16)
     out = torch.zeros(5, N, dtype=torch.bfloat16)
-    p = op._params(0, x, w, out, 5, _kernel(abi, cluster=1))
+    p = op._params(0, x, w, out, 5, _kernel(Variant("sm_90a", "none", None, 128, 1, None)))
     assert p["tma_c_shape"] == (5, N) and encoded[2][:3] == (out.data_ptr(), 5, N)
     assert "rank" not in p
+
+
+@pytest.mark.parametrize("variant", deployment_matrix([2, 4, 8, 16]), ids=str)
+def test_runtime_packs_exactly_the_contract(encoded, variant):
+    """For every variant of the matrix the op supplies exactly contract.kernel_params, in order,
+    and each value packs into its ABI kind."""
+    tp = variant.tp or TP
+    if variant.mode == "none":
+        op = GemmRsAr(MAX_M, N, K, "none", arch=variant.arch, device="cpu")
+    else:
+        op = GemmRsAr(MAX_M, N, K, variant.mode, PtrGroup(variant.mode, tp), arch=variant.arch)
+    M = 129
+    kern = _kernel(variant)
+    p = op._params(0, torch.zeros(M, K, dtype=torch.bfloat16), torch.zeros(N, K, dtype=torch.bfloat16),
+                   torch.zeros(op.out_shape(M), dtype=torch.bfloat16), M, kern)
+    assert list(p) == [name for name, _ in contract.kernel_params(variant.arch, variant.mode)]
+    pack_params(kern.specs, p)  # every value fits its kind
+
+
+def test_entry_of_an_older_contract_is_a_cache_miss(tmp_path, encoded, monkeypatch):
+    v = Variant("sm_90a", "rs", "unicast", 128, 1, TP)
+    kern = _kernel(v)
+    kern.specs.pop()  # an entry built before the contract gained its last parameter
+    assert "not the contract's" in kern.contract_mismatch()
+    import codegen.runtime.op as op_mod
+    monkeypatch.setattr(op_mod, "find_entry", lambda *a: kern.entry)
+    monkeypatch.setattr(op_mod, "load_kernel", lambda entry, dev: kern)
+    op = GemmRsAr(MAX_M, N, K, "rs", PtrGroup(), arch="sm_90a", cache_dir=tmp_path)
+    with pytest.raises(CacheMissError, match="older codegen"):
+        op.kernel(v)
 
 
 REPO_CACHE = Path(__file__).resolve().parent.parent / "generated"

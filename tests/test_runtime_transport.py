@@ -10,7 +10,11 @@ from codegen.runtime.transport import multicast_disabled_by_env, multicast_unava
     ({"NCCL_NVLS_ENABLE": "0"}, "NCCL_NVLS_ENABLE=0"),
     ({"NCCL_NVLS_ENABLE": "1"}, None),
     ({"CODEGEN_DISABLE_MULTICAST": "1"}, "CODEGEN_DISABLE_MULTICAST=1"),
-    ({"CODEGEN_DISABLE_MULTICAST": "yes"}, "CODEGEN_DISABLE_MULTICAST"),
+    ({"CODEGEN_DISABLE_MULTICAST": "yes"}, "CODEGEN_DISABLE_MULTICAST=yes"),
+    ({"CODEGEN_DISABLE_MULTICAST": "2"}, "CODEGEN_DISABLE_MULTICAST=2"),       # fails closed
+    ({"CODEGEN_DISABLE_MULTICAST": "maybe"}, "CODEGEN_DISABLE_MULTICAST=maybe"),
+    ({"CODEGEN_DISABLE_MULTICAST": "0"}, None),
+    ({"NVSHMEM_DISABLE_NVLS": "1"}, "NVSHMEM_DISABLE_NVLS=1"),
 ])
 def test_env_switches(env, reason):
     assert multicast_disabled_by_env(env) == reason
@@ -23,3 +27,24 @@ def test_zero_pointer_needs_no_device():
 
 def test_switch_checked_before_device():
     assert "NCCL_NVLS_ENABLE=0" in multicast_unavailable_reason([1, 2], 0, {"NCCL_NVLS_ENABLE": "0"})
+
+
+@pytest.mark.parametrize("value", ["2", "maybe"])
+def test_unparseable_switch_drops_the_multicast_pointer(value):
+    """The issue's case: an unparseable CODEGEN_DISABLE_MULTICAST must keep multicast off."""
+    from codegen.runtime.symm_group import choose_multicast_ptr
+
+    ptr, why = choose_multicast_ptr(0x1000, 0, {"CODEGEN_DISABLE_MULTICAST": value})
+    assert ptr == 0 and "CODEGEN_DISABLE_MULTICAST" in why
+
+
+def test_project_switch_implies_the_others_even_when_multicast_is_allowed():
+    from codegen.env import MULTICAST_SAFE_ENV
+    from codegen.runtime.symm_env import enforce_no_multicast
+
+    environ = {"CODEGEN_DISABLE_MULTICAST": "1", "NCCL_NVLS_ENABLE": "1"}
+    assert enforce_no_multicast(allow_multicast=True, environ=environ) == []
+    assert all(environ[name] == safe for name, safe in MULTICAST_SAFE_ENV)
+    allowed = {"NCCL_NVLS_ENABLE": "1"}  # without the project's switch: the caller decides
+    enforce_no_multicast(allow_multicast=True, environ=allowed)
+    assert allowed == {"NCCL_NVLS_ENABLE": "1"}

@@ -2,7 +2,7 @@
 import pytest
 import torch
 
-from codegen.runtime import geometry
+from codegen import contract
 from codegen.runtime.errors import InputError, KernelTimeoutError
 from codegen.runtime.group import Group, SymmetricBuffer
 from codegen.runtime.op import GemmRsAr
@@ -186,5 +186,49 @@ def test_error_record_raises_until_reset(op):
 
 
 def test_geometry_of_group(op):
-    assert op.group.rows_pad == geometry.rows_pad(MAX_M) == 512
+    assert op.group.rows_pad == contract.rows_pad(MAX_M) == 512
     assert op.group.m_tiles_max == 4
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"timeout_ms": 0}, r"timeout_ms = 0 must be an int \[1, 3600000\]"),
+    ({"timeout_ms": -5}, r"timeout_ms = -5"),
+    ({"timeout_ms": 10**13}, r"timeout_ms = 10000000000000"),
+    ({"sm_budget": 0}, r"sm_budget = 0 must be an int >= 1"),
+    ({"sm_budget": -1}, r"sm_budget = -1"),
+    ({"min_m": -1}, r"min_m = -1"),
+    ({"min_m": 1.5}, r"min_m = 1.5"),
+])
+def test_runtime_knobs_are_bounded(kwargs, match):
+    """Issue 8, case 10: every runtime knob is checked at construction, before any launch."""
+    with pytest.raises(InputError, match=match):
+        GemmRsAr(MAX_M, N, K, "rs", CpuGroup(), arch="sm_90a", **kwargs)
+
+
+@pytest.mark.parametrize("bad", ["8", 8.0, True, None])
+def test_max_m_type(bad):
+    with pytest.raises(InputError, match=r"max_M = .* must be an int >= 1"):
+        GemmRsAr(bad, N, K, "rs", CpuGroup(), arch="sm_90a")
+
+
+def test_sm_budget_above_the_device(monkeypatch):
+    op = GemmRsAr(MAX_M, N, K, "none", arch="sm_90a", device="cpu", sm_budget=10**6)
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+
+    class Props:
+        multi_processor_count = 132
+
+    monkeypatch.setattr(torch.cuda, "get_device_properties", lambda dev: Props())
+    with pytest.raises(InputError, match=r"sm_budget = 1000000 exceeds the 132 SMs"):
+        op.sm_budget
+
+
+def test_out_sharing_memory_with_an_input_is_refused():
+    op = GemmRsAr(MAX_M, N, K, "none", arch="sm_90a", device="cpu")
+    x, w = bf16(8, K), bf16(N, K)
+    alias = w.view(-1)[: 8 * N].view(8, N)        # out inside the weight's storage
+    with pytest.raises(InputError, match=r"out overlaps weight"):
+        op(0, x, w, out=alias)
+    big = bf16(8 + 8 * N // K, K)                  # x and out carved from one tensor, overlapping
+    with pytest.raises(InputError, match=r"out overlaps x"):
+        op(0, big[:8], w, out=big.view(-1)[8 * K - 8: 8 * K - 8 + 8 * N].view(8, N))

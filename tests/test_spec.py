@@ -96,3 +96,32 @@ def test_from_dict_rejects_unknown_keys():
     d = Variant("sm_90a", "ar", "unicast", 128, 1, 8).to_dict()
     with pytest.raises(SpecError, match="unknown"):
         Variant.from_dict({**d, "colour": "red"})
+
+
+def test_contract_doc_names_every_parameter_and_field():
+    """docs/KERNEL-CONTRACT.md explains the contract; it must not silently lag behind it."""
+    from pathlib import Path
+
+    from codegen import contract
+
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "KERNEL-CONTRACT.md").read_text()
+    names = {p.name for p in contract.SCALAR_PARAMS} | {f"tma_{op}" for op in contract.TMA_OPERANDS}
+    missing = sorted(n for n in names if f"`{n}`" not in doc)
+    assert not missing, f"KERNEL-CONTRACT.md does not explain {missing}"
+    for code, what in contract.ERROR_CODES.items():
+        assert f"{code} = " in doc, f"error code {code} ({what}) is not in KERNEL-CONTRACT.md"
+
+
+def test_contract_geometry_and_flag_words():
+    from codegen import contract
+
+    mt, nt, tp = contract.m_tiles_max(8205), 7168 // 128, 8
+    assert contract.flag_words(8205, 7168, tp) == 16 + 2 * mt * nt + mt * nt * tp
+    # every tile flag and AR flag lies in the area, and no two share a word
+    words = {contract.tile_flag_word(p, t, n, mt, nt) for p in (0, 1) for t in range(mt) for n in range(nt)}
+    ar = {contract.ar_flag_word(t, n, o, mt, nt, tp) for t in range(mt) for n in range(nt) for o in range(tp)}
+    assert len(words) == 2 * mt * nt and len(ar) == mt * nt * tp and not words & ar
+    assert min(words) == contract.FLAG_TILES and max(ar) == contract.flag_words(8205, 7168, tp) - 1
+    assert contract.kind_size("i32x2") == 8 and contract.kind_size("tma_desc") == 128
+    with pytest.raises(ValueError):
+        contract.kind_size("f16x")

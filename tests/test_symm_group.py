@@ -12,13 +12,13 @@ from types import SimpleNamespace
 import pytest
 import torch
 
-from codegen.runtime import geometry
+from codegen import contract
 from codegen.runtime.errors import CacheMissError
 from codegen.runtime.symm_env import (SAFE_ENV, MulticastSafetyError, apply_safe_defaults,
                                       enforce_no_multicast, multicast_enabling_settings)
+from codegen.runtime.fallback import make_fused_or_fallback
 from codegen.runtime.symm_group import (SymmetricMemoryUnavailable, SymmMemGroup, _peer_access_reason,
-                                        buffer_specs, choose_multicast_ptr, make_fused_or_fallback,
-                                        peer_addresses)
+                                        buffer_specs, choose_multicast_ptr, peer_addresses)
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPTS = [ROOT / "tests" / "multigpu" / "run_correctness.py", ROOT / "tools" / "bench_multi_gpu.py"]
@@ -132,7 +132,7 @@ def test_buffer_specs_follow_the_contract(tp, max_M):
     N = 7168
     rs = {s.name: s for s in buffer_specs(max_M, N, tp, "rs")}
     ar = {s.name: s for s in buffer_specs(max_M, N, tp, "ar")}
-    rp = geometry.cdiv(max_M, 256) * 2 * 128
+    rp = contract.cdiv(max_M, 256) * 2 * 128
     assert rs["workspace"].shape == (2, rp, N) and rs["workspace"].dtype == "bfloat16"
     assert rs["workspace"].nbytes == 2 * rp * N * 2
     mt, nt = rp // 128, N // 128

@@ -89,7 +89,7 @@ def main(argv=None) -> int:
 
 def _bench(args, torch, dist, device) -> int:
     from codegen.runtime import GemmRsAr
-    from codegen.runtime.geometry import chunk as chunk_of
+    from codegen.contract import chunk as chunk_of
     from codegen.runtime.symm_group import SymmMemGroup
 
     rank, tp, N = dist.get_rank(), dist.get_world_size(), args.n

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 
-from .geometry import BM, cdiv
+from codegen.contract import BM, cdiv
 
 BN_256_MIN_M = 2048
 CTA_GROUP_2_MIN_M = 257

@@ -1,6 +1,8 @@
 """Exceptions raised by the runtime; each message says what went wrong and what to do."""
 from __future__ import annotations
 
+from codegen.contract import ERROR_CODES, ERROR_RECORD_FIELDS
+
 
 class RuntimeErrorBase(RuntimeError):
     """Base of every error the runtime raises on purpose."""
@@ -31,20 +33,14 @@ class DriverError(RuntimeErrorBase):
         super().__init__(f"{call} failed: {name} ({code})" + (f": {detail}" if detail else ""))
 
 
-# Error-record codes, KERNEL-CONTRACT.md "Error record".
-ERROR_CODES = {
-    1: "timeout on partial flag",
-    2: "timeout on AR flag",
-    3: "timeout on peer epoch",
-    4: "pipeline mbarrier wait past its bound (expected = k-tile, seen = 0 free stage / 1 TMA bytes)",
-}
-
-
 class KernelTimeoutError(RuntimeErrorBase):
-    """A kernel's bounded spin-wait gave up; fields are the kernel's error record."""
+    """A kernel's bounded spin-wait gave up; fields are the kernel's error record
+    (contract.ERROR_RECORD_FIELDS, in that order)."""
 
     def __init__(self, variant: str, record_rank: int, record: list[int]):
-        code, rank, tile_m, tile_n, peer, expected, seen, epoch = (int(v) for v in record[:8])
+        f = dict(zip(ERROR_RECORD_FIELDS, (int(v) for v in record)))
+        code, rank, tile_m, tile_n = f["code"], f["rank"], f["tile_m"], f["tile_n"]
+        peer, expected, seen, epoch = f["peer"], f["expected"], f["seen"], f["epoch"]
         self.variant = variant
         self.record_rank = record_rank  # whose error record held it
         self.code, self.rank, self.tile = code, rank, (tile_m, tile_n)

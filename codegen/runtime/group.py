@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import torch
 
-from . import geometry
+from codegen import contract
 
 
 @dataclass(frozen=True)
@@ -60,7 +60,7 @@ class Group(abc.ABC):
 
     @abc.abstractmethod
     def flags(self, rank: int) -> SymmetricBuffer:
-        """Flag area, int64[geometry.flag_words(max_M, N, tp)] (epochs), zeroed once at allocation."""
+        """Flag area, int64[contract.flag_words(max_M, N, tp)] (epochs), zeroed once at allocation."""
 
     @abc.abstractmethod
     def ar_buffer(self, rank: int) -> SymmetricBuffer | None:
@@ -80,11 +80,11 @@ class Group(abc.ABC):
 
     @property
     def rows_pad(self) -> int:
-        return geometry.rows_pad(self.max_M)
+        return contract.rows_pad(self.max_M)
 
     @property
     def m_tiles_max(self) -> int:
-        return geometry.m_tiles_max(self.max_M)
+        return contract.m_tiles_max(self.max_M)
 
 
 def _pinned_device_ptr(t: torch.Tensor, device_index: int) -> int:
@@ -129,8 +129,8 @@ class VirtualGroup(Group):
             raise ValueError(f"VirtualGroup mode must be 'rs' or 'ar', got {mode!r}")
         if tp < 1 or 128 % tp:
             raise ValueError(f"tp={tp}: must divide 128")
-        if N % geometry.MIN_BN:
-            raise ValueError(f"N={N}: must be a multiple of {geometry.MIN_BN}")
+        if N % contract.MIN_BN:
+            raise ValueError(f"N={N}: must be a multiple of {contract.MIN_BN}")
         if max_M < 1:
             raise ValueError(f"max_M={max_M}: must be >= 1")
         dev = torch.device("cuda", device) if isinstance(device, int) else torch.device(device)
@@ -138,14 +138,14 @@ class VirtualGroup(Group):
             dev = torch.device("cuda", torch.cuda.current_device())
         self.tp, self.device, self.mode, self.max_M, self.N = tp, dev, mode, max_M, N
         self.sm_budget = torch.cuda.get_device_properties(dev).multi_processor_count // tp
-        rp = geometry.rows_pad(max_M)
-        nf = geometry.flag_words(max_M, N, tp)
+        rp = contract.rows_pad(max_M)
+        nf = contract.flag_words(max_M, N, tp)
         with torch.cuda.device(dev):
             self._ws = [torch.zeros(2, rp, N, dtype=torch.bfloat16, device=dev) for _ in range(tp)]
             self._flags = [torch.zeros(nf, dtype=torch.int64, device=dev) for _ in range(tp)]
             self._ar = ([torch.zeros(2, rp, N, dtype=torch.bfloat16, device=dev) for _ in range(tp)]
                         if mode == "ar" else None)
-            self._err = [torch.zeros(geometry.ERROR_RECORD_WORDS, dtype=torch.int32, pin_memory=True)
+            self._err = [torch.zeros(contract.ERROR_RECORD_WORDS, dtype=torch.int32, pin_memory=True)
                          for _ in range(tp)]
             self._err_dev = [_pinned_device_ptr(e, dev.index) for e in self._err]
             self._streams = [_dedicated_stream(dev.index) for _ in range(tp)]

@@ -3,6 +3,9 @@ from __future__ import annotations
 
 import threading
 
+from codegen import contract
+from codegen.spec import SpecError, Variant
+
 from .cache_index import CacheEntry
 from .driver import call, check, cuda, ensure_context
 from .params import ParamSpec, pack_params, parse_abi
@@ -25,7 +28,25 @@ class LoadedKernel:
         self.dynamic_smem = int(launch.get("dynamic_smem", 0))
         self.specs: list[ParamSpec] = parse_abi(entry.meta["abi"]["params"])
         self.param_names = frozenset(s.name for s in self.specs)
+        self.variant = _entry_variant(entry)
         self._function = None
+
+    @property
+    def arch(self) -> str:
+        return self.variant.arch
+
+    @property
+    def mode(self) -> str:
+        return self.variant.mode
+
+    def contract_mismatch(self) -> str | None:
+        """Why this entry's parameter list is not the contract's (built by an older codegen),
+        or None. The runtime packs exactly the contract's list, so such an entry is unusable."""
+        want = [name for name, _ in contract.kernel_params(self.arch, self.mode)]
+        have = [s.name for s in self.specs]
+        if have != want:
+            return f"its kernel parameters {have} are not the contract's {want}"
+        return None
 
     def _load(self):
         import torch
@@ -90,6 +111,15 @@ class LoadedKernel:
         # kernelParams as an int is taken as a ready `void**`; `packed` stays alive until the
         # call returns, and the driver has copied the values by then (also under graph capture).
         check("cuLaunchKernelEx", cuda.cuLaunchKernelEx(cfg, func, packed.address, 0))
+
+
+def _entry_variant(entry: CacheEntry) -> Variant:
+    """The entry's Variant: meta.json `variant` (a dict), else its canonical name."""
+    v = entry.meta.get("variant")
+    try:
+        return Variant.from_dict(v) if isinstance(v, dict) else Variant.parse(entry.variant)
+    except (SpecError, TypeError) as exc:
+        raise ValueError(f"cache entry {entry.dir} names no valid variant: {exc}") from None
 
 
 _loaded: dict[tuple, LoadedKernel] = {}

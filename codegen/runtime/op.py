@@ -6,27 +6,38 @@ packs the parameters of KERNEL-CONTRACT.md by name and launches on the rank's st
 """
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
-import numpy as np
 import torch
 
+from codegen import contract
 from codegen import env as codegen_env
 from codegen.spec import Variant
 
-from . import dispatch, geometry
+from . import dispatch
 from .cache_index import build_command, find_entry
-from .errors import InputError, KernelTimeoutError
+from .errors import CacheMissError, InputError
 from .group import Group
+from .health import RankHealth
 from .kernel import LoadedKernel, load_kernel
-from .params import coord_shape
-from .tma import encode_bf16_2d, tma_box
-from .transport import multicast_unavailable_reason
-from .validate import check_m, check_matrix, check_out, check_rank
+from .launch_plan import CallTensors, Descriptors, kernel_arguments
+from .transport import choose_transport
+from .validate import check_m, check_matrix, check_no_overlap, check_out, check_rank
 
-_ARCH_OF_CAPABILITY = {(9, 0): "sm_90a", (10, 0): "sm_100a"}
-_MODES = ("rs", "ar", "none")
-_DESC_CACHE_MAX = 256
+#: Largest accepted `timeout_ms` (one hour): the bound must fit the kernel's u64 nanoseconds
+#: with room, and a wait longer than this is a hang by any serving standard.
+MAX_TIMEOUT_MS = 3_600_000
+
+
+def _int_arg(name: str, value, lo: int, hi: float = math.inf, allow_none: bool = False):
+    """An int argument in [lo, hi] (None allowed when `allow_none`), else InputError."""
+    if value is None and allow_none:
+        return None
+    if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
+        bound = f"[{lo}, {hi}]" if hi != math.inf else f">= {lo}"
+        raise InputError(f"{name} = {value!r} must be an int {bound}")
+    return value
 
 
 class GemmRsAr:
@@ -43,7 +54,8 @@ class GemmRsAr:
         transport: 'unicast' | 'multicast' | None (multicast when available, else unicast).
         arch: 'sm_90a' | 'sm_100a' (default: from the device's compute capability).
         min_m: should_run() threshold on M.
-        timeout_ms: bound of every in-kernel wait (default CODEGEN_WAIT_TIMEOUT_MS).
+        timeout_ms: bound of every in-kernel wait, 1..MAX_TIMEOUT_MS (default
+            CODEGEN_WAIT_TIMEOUT_MS).
         cache_dir: cache root (default CODEGEN_CACHE_DIR).
         device: device of a group-less 'none' op (default: current device).
     """
@@ -53,20 +65,26 @@ class GemmRsAr:
                  transport: str | None = None, *, arch: str | None = None, min_m: int = 128,
                  timeout_ms: int | None = None, cache_dir: str | Path | None = None,
                  device: int | str | torch.device | None = None):
-        if mode not in _MODES:
-            raise InputError(f"mode = {mode!r} must be one of {_MODES}")
-        if max_M < 1:
-            raise InputError(f"max_M = {max_M} must be >= 1")
-        if K < geometry.BK or K % geometry.BK:
-            raise InputError(f"K = {K} must be a positive multiple of {geometry.BK}")
-        if bn not in (None, 128, 256):
-            raise InputError(f"bn = {bn!r} must be 128, 256 or None")
-        if N < geometry.MIN_BN or N % (bn or geometry.MIN_BN):
-            raise InputError(f"N = {N} must be a positive multiple of {bn or geometry.MIN_BN}")
-        if cta_group not in (None, 1, 2):
-            raise InputError(f"cta_group = {cta_group!r} must be 1, 2 or None")
-        if transport not in (None, "unicast", "multicast"):
-            raise InputError(f"transport = {transport!r} must be 'unicast', 'multicast' or None")
+        if mode not in contract.MODES:
+            raise InputError(f"mode = {mode!r} must be one of {contract.MODES}")
+        _int_arg("max_M", max_M, 1)
+        _int_arg("N", N, 1)
+        _int_arg("K", K, 1)
+        if K % contract.BK:
+            raise InputError(f"K = {K} must be a positive multiple of {contract.BK}")
+        if bn is not None and bn not in contract.BNS:
+            raise InputError(f"bn = {bn!r} must be one of {contract.BNS} or None")
+        if N < contract.MIN_BN or N % (bn or contract.MIN_BN):
+            raise InputError(f"N = {N} must be a positive multiple of {bn or contract.MIN_BN}")
+        if cta_group is not None and cta_group not in contract.CTA_GROUPS:
+            raise InputError(f"cta_group = {cta_group!r} must be one of {contract.CTA_GROUPS} or None")
+        if transport is not None and transport not in contract.TRANSPORTS:
+            raise InputError(f"transport = {transport!r} must be one of {contract.TRANSPORTS} or None")
+        if arch is not None and arch not in contract.ARCHS:
+            raise InputError(f"arch = {arch!r} must be one of {contract.ARCHS} or None")
+        _int_arg("sm_budget", sm_budget, 1, allow_none=True)
+        _int_arg("min_m", min_m, 1)
+        _int_arg("timeout_ms", timeout_ms, 1, MAX_TIMEOUT_MS, allow_none=True)
         if mode != "none":
             if group is None:
                 raise InputError(f"mode = {mode!r} needs a group")
@@ -94,9 +112,8 @@ class GemmRsAr:
         self.timeout_ns = int(timeout_ms if timeout_ms is not None else settings.wait_timeout_ms) * 1_000_000
         self.cache_dir = Path(cache_dir) if cache_dir is not None else settings.cache_dir
         self._kernels: dict[str, LoadedKernel] = {}
-        self._desc_cache: dict[tuple, bytes] = {}
-        self._err_views: dict[int, np.ndarray] = {}
-        self._last_variant: dict[int, str] = {}
+        self._descriptors = Descriptors()
+        self.health = RankHealth(group, self._device)
         self.last_launch: dict[int, dict] = {}  # rank -> {variant, bn, cta_group, grid}
 
     # ---- public queries -------------------------------------------------------------------
@@ -117,7 +134,7 @@ class GemmRsAr:
         return isinstance(x, torch.Tensor) and x.dim() == 2 and self.min_m <= x.shape[0] <= self.max_M
 
     def out_shape(self, M: int) -> tuple[int, int]:
-        return geometry.out_shape(self.mode, M, self.N, self.tp)
+        return contract.out_shape(self.mode, M, self.N, self.tp)
 
     def config(self, M: int) -> tuple[int, int]:
         """(BN, cta_group) a call with M rows uses."""
@@ -130,10 +147,10 @@ class GemmRsAr:
     def arch(self) -> str:
         if self._arch is None:
             cap = torch.cuda.get_device_capability(self._device())
-            if cap not in _ARCH_OF_CAPABILITY:
+            if cap not in contract.ARCH_OF_CAPABILITY:
                 raise InputError(f"device {self._device()} has compute capability {cap}; "
-                                 f"kernels exist for {sorted(_ARCH_OF_CAPABILITY)} only")
-            self._arch = _ARCH_OF_CAPABILITY[cap]
+                                 f"kernels exist for {sorted(contract.ARCH_OF_CAPABILITY)} only")
+            self._arch = contract.ARCH_OF_CAPABILITY[cap]
         return self._arch
 
     @property
@@ -145,7 +162,15 @@ class GemmRsAr:
 
     @property
     def sm_budget(self) -> int:
+        """CTAs of the persistent grid: the op's `sm_budget`, else the group's, else all SMs.
+        An explicit budget above the device's SM count is an InputError (ranks would not all
+        be resident, and their waits would time out)."""
         if self._sm_budget is not None:
+            if torch.cuda.is_available():
+                sms = torch.cuda.get_device_properties(self._device()).multi_processor_count
+                if self._sm_budget > sms:
+                    raise InputError(f"sm_budget = {self._sm_budget} exceeds the {sms} SMs of "
+                                     f"{self._device()}")
             return self._sm_budget
         if self.group is not None:
             return self.group.sm_budget
@@ -165,6 +190,10 @@ class GemmRsAr:
             cmd = build_command(variant.arch, variant.mode, variant.tp if variant.tp else None)
             entry = find_entry(self.cache_dir, variant.arch, variant.name, cmd)
             k = load_kernel(entry, self._device().index)
+            why = k.contract_mismatch()
+            if why:
+                raise CacheMissError(variant.name, cmd, f"entry {entry.dir} was built by an "
+                                     f"older codegen: {why}")
             k.function  # load now, not inside a later graph capture
             self._kernels[variant.name] = k
         return k
@@ -200,6 +229,7 @@ class GemmRsAr:
             out = torch.empty(self.out_shape(M), dtype=torch.bfloat16, device=x.device)
         else:
             check_out(out, self.out_shape(M), self._device())
+            check_no_overlap("out", out, x=x, weight=weight)
         self._launch(rank, x, weight, out, M)
         return out
 
@@ -225,8 +255,13 @@ class GemmRsAr:
         if out is None:
             out = [torch.empty(shape, dtype=torch.bfloat16, device=self._device()) for _ in ranks]
         else:
+            # every rank's kernel runs at once: no output may overlap any rank's input or output
+            named = {f"xs[{i}]": x for i, x in enumerate(xs)}
+            named.update({f"weights[{i}]": w for i, w in enumerate(weights)})
             for i, o in enumerate(out):
                 check_out(o, shape, self._device(), f"out[{i}]")
+                check_no_overlap(f"out[{i}]", o, **named,
+                                 **{f"out[{j}]": p for j, p in enumerate(out) if j != i})
         # One event recorded before any launch: a rank stream must never wait on work enqueued
         # after another rank's kernel (it would serialise the ranks, which spin on each other).
         dev = self._device()
@@ -248,55 +283,20 @@ class GemmRsAr:
             if s is not None and s != cur:
                 cur.wait_stream(s)
 
-    # ---- errors -----------------------------------------------------------------------------
+    # ---- errors ----------------------------------------------------------------------------
     def check_errors(self) -> None:
-        """Raise KernelTimeoutError if any local rank's error record is set (no device sync).
-
-        The error names the first rank with a record; `.others` holds the other ranks'
-        KernelTimeoutErrors (a stalled rank makes its peers time out too, so the full set
-        tells which rank was missing).
-        """
-        if self.group is None:
-            return
-        found = []
-        for r in self.local_ranks:
-            view = self._err_views.get(r)
-            if view is None:
-                view = self._err_views[r] = self.group.error_record(r).numpy()
-            if view[0] != 0:
-                found.append(KernelTimeoutError(self._last_variant.get(r, "unknown variant"), r,
-                                                [int(v) for v in view[:8]]))
-        if found:
-            first = found[0]
-            first.others = found[1:]
-            if first.others:
-                first.args = (first.args[0] + "; also: " + "; ".join(
-                    f"rank {e.rank} waited for peer {e.peer} (tile {e.tile}, code {e.code})"
-                    for e in first.others),)
-            raise first
+        """Raise KernelTimeoutError if any local rank's error record is set (no device sync);
+        `.others` holds the other ranks' errors (see health.RankHealth.check)."""
+        self.health.check()
 
     def synchronize(self) -> None:
         """Wait for every local rank's stream (or the device), then :meth:`check_errors`."""
-        if self.group is None:
-            torch.cuda.synchronize(self._device())
-            return
-        for r in self.local_ranks:
-            s = self.group.stream(r)
-            if s is None:
-                torch.cuda.synchronize(self._device())
-            else:
-                s.synchronize()
-        self.check_errors()
+        self.health.wait()
+        self.health.check()
 
     def reset_errors(self) -> None:
         """Clear every local rank's error record (waits for the rank streams first)."""
-        if self.group is None:
-            return
-        for r in self.local_ranks:
-            s = self.group.stream(r)
-            (s.synchronize() if s is not None else torch.cuda.synchronize(self._device()))
-        for r in self.local_ranks:
-            self.group.error_record(r).zero_()
+        self.health.reset()
 
     # ---- internals --------------------------------------------------------------------------
     def _device(self) -> torch.device:
@@ -307,16 +307,7 @@ class GemmRsAr:
     def _choose_transport(self) -> str:
         if self.mode == "none":
             return "none"
-        g = self.group
-        ptrs = [g.workspace(r).multicast_ptr for r in g.local_ranks]
-        if self.mode == "ar":
-            ptrs += [g.ar_buffer(r).multicast_ptr for r in g.local_ranks]
-        reason = multicast_unavailable_reason(ptrs, self._device().index)
-        if self._transport_req == "multicast" and reason:
-            raise InputError(f"transport = 'multicast' is unavailable: {reason}")
-        if self._transport_req is not None:
-            return self._transport_req
-        return "unicast" if reason else "multicast"
+        return choose_transport(self.group, self.mode, self._transport_req, self._device().index)
 
     def _validate(self, rank, x, weight) -> int:
         dev = self._device()
@@ -326,60 +317,13 @@ class GemmRsAr:
         check_rank(rank, self.local_ranks, self.tp)
         return x.shape[0]
 
-    def _descriptor(self, ptr: int, rows: int, inner: int, box: tuple[int, int],
-                    swizzle: str) -> bytes:
-        # A descriptor is a pure function of (address, shape, box): caching by them is exact.
-        key = (ptr, rows, inner, box, swizzle)
-        d = self._desc_cache.get(key)
-        if d is None:
-            if len(self._desc_cache) >= _DESC_CACHE_MAX:
-                self._desc_cache.clear()
-            d = self._desc_cache[key] = encode_bf16_2d(ptr, rows, inner, inner * 2, box, swizzle)
-        return d
-
     def _params(self, rank: int, x, weight, out, M: int, kern: LoadedKernel) -> dict:
-        """Every parameter of KERNEL-CONTRACT.md by name; the kernel's ABI picks what it takes.
-
-        TMA operands: a = x [M, K], b = W [N, K], c = the tile store target (mode none: out
-        [M, N]; rs/ar: this rank's workspace viewed as [2 * rows_pad, N]).
-        """
-        g = self.group
-        tma = kern.entry.meta.get("tma", {})
-        kinds = {s.name: s.kind for s in kern.specs}
-        p: dict = {"m": M, "out_ptr": out.data_ptr()}
+        """Exactly the kernel's contract parameters, by name (launch_plan.kernel_arguments)."""
+        tensors = CallTensors(x, weight, out, M, self.N, self.K)
         if self.mode == "none":
-            c_ptr, c_rows = out.data_ptr(), M
-        else:
-            c_ptr, c_rows = g.workspace(rank).ptr, 2 * g.rows_pad
-        operands = {"a": (x.data_ptr(), M, self.K), "b": (weight.data_ptr(), self.N, self.K),
-                    "c": (c_ptr, c_rows, self.N)}
-        for op_name, (ptr, rows, inner) in operands.items():
-            name = f"tma_{op_name}"
-            if name in kinds:
-                p[name] = self._descriptor(ptr, rows, inner, tma_box(tma, op_name),
-                                           tma.get(op_name, {}).get("swizzle", "128B"))
-            if name + "_shape" in kinds:
-                p[name + "_shape"] = coord_shape(kinds[name + "_shape"], (rows, inner))
-        if self.mode == "none":
-            return p
-        ws, fl, ar = g.workspace(rank), g.flags(rank), g.ar_buffer(rank)
-        mc = self.transport == "multicast"
-        p.update({
-            "rank": rank,
-            "ws_ptr": ws.ptr,
-            "flag_ptr": fl.ptr,
-            "ar_ptr": ar.ptr if ar is not None else 0,
-            "peer_ws_ptr": ws.peer_ptrs.data_ptr(),
-            "peer_flag_ptr": fl.peer_ptrs.data_ptr(),
-            "peer_ar_ptr": ar.peer_ptrs.data_ptr() if ar is not None else 0,
-            "mc_ws_ptr": ws.multicast_ptr if mc else 0,
-            "mc_ar_ptr": ar.multicast_ptr if (mc and ar is not None) else 0,
-            "err_ptr": g.error_record_device_ptr(rank),
-            "timeout_ns": self.timeout_ns,
-            "rows_pad": g.rows_pad,
-            "m_tiles_max": g.m_tiles_max,
-        })
-        return p
+            return kernel_arguments(kern, tensors, self._descriptors)
+        return kernel_arguments(kern, tensors, self._descriptors, self.group, rank,
+                                self.transport, self.timeout_ns)
 
     def _rank_stream(self, rank: int, cur):
         # mode none is a plain GEMM: always the caller's stream
@@ -407,6 +351,6 @@ class GemmRsAr:
                 else:
                     s.wait_stream(cur)
             kern.launch(grid, params, s)
-        self._last_variant[rank] = variant.name
+        self.health.last_variant[rank] = variant.name
         self.last_launch[rank] = {"variant": variant.name, "bn": variant.bn,
                                   "cta_group": variant.cta_group, "grid": grid}

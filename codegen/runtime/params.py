@@ -10,18 +10,16 @@ import re
 import struct
 from dataclasses import dataclass
 
+from codegen.contract import SCALAR_KINDS as _SCALARS
+from codegen.contract import TMA_DESC_ALIGN as _MAX_ALIGN  # the largest any parameter asks for
+from codegen.contract import TMA_DESC_BYTES
+
 from .errors import InputError
 
-# kind -> (struct format, size); tma_desc and raw bytes are handled separately. Vector kinds
-# "<scalar>x<n>" (e.g. i32x2: the DSL's coordinate tensor of a TMA operand with two dynamic
-# dims) take a sequence of n values.
-_SCALARS = {
-    "i8": ("<b", 1), "u8": ("<B", 1), "i16": ("<h", 2), "u16": ("<H", 2),
-    "i32": ("<i", 4), "u32": ("<I", 4), "i64": ("<q", 8), "u64": ("<Q", 8),
-    "f32": ("<f", 4), "f64": ("<d", 8),
-}
+# Kinds are the contract's: scalars (struct format, size), `tma_desc`, raw `bytes`, and vector
+# kinds "<scalar>x<n>" (e.g. i32x2: the DSL's coordinate tensor of a TMA operand with two
+# dynamic dims), which take a sequence of n values.
 _VECTOR = re.compile(r"^([iuf](?:8|16|32|64))x(\d+)$")
-_MAX_ALIGN = 64  # a TMA descriptor's alignment; the largest any parameter asks for
 
 
 @dataclass(frozen=True)
@@ -49,8 +47,9 @@ def parse_abi(abi_params: list[dict]) -> list[ParamSpec]:
         if kind in _SCALARS and _SCALARS[kind][1] != size:
             raise ValueError(f"ABI param {p['name']!r}: kind {kind} has size {_SCALARS[kind][1]}, "
                              f"meta says {size}; rebuild the cache entry")
-        if kind == "tma_desc" and size != 128:
-            raise ValueError(f"ABI param {p['name']!r}: tma_desc must be 128 bytes, meta says {size}")
+        if kind == "tma_desc" and size != TMA_DESC_BYTES:
+            raise ValueError(f"ABI param {p['name']!r}: tma_desc must be {TMA_DESC_BYTES} bytes, "
+                             f"meta says {size}")
         if kind not in _SCALARS and kind not in ("tma_desc", "bytes") and not vec:
             raise ValueError(f"ABI param {p['name']!r}: unknown kind {kind!r}")
         offset = -(-offset // align) * align

@@ -18,12 +18,8 @@ from __future__ import annotations
 import os
 from collections.abc import MutableMapping
 
-#: (variable, the value that keeps multicast off). Any other value counts as enabling it.
-SAFE_ENV: tuple[tuple[str, str], ...] = (
-    ("TORCH_SYMM_MEM_DISABLE_MULTICAST", "1"),
-    ("NCCL_NVLS_ENABLE", "0"),
-    ("NVSHMEM_DISABLE_NVLS", "1"),
-)
+from codegen.env import MULTICAST_SAFE_ENV as SAFE_ENV
+from codegen.env import multicast_disabled_by
 
 ALLOW_FLAG_HELP = ("allow NVLink multicast objects (torch symmetric-memory multicast, NCCL NVLS, "
                    "NVSHMEM NVLS). NEVER use this on the project's machines: multicast objects "
@@ -60,10 +56,15 @@ def enforce_no_multicast(allow_multicast: bool = False,
 
     Without `allow_multicast`: apply the safe defaults, then raise MulticastSafetyError if any
     switch still enables multicast. With it: change nothing and just report (the caller's
-    system decides; only for systems where multicast objects are allowed).
+    system decides; only for systems where multicast objects are allowed), unless the
+    project's own switch disables multicast (CODEGEN_DISABLE_MULTICAST, fail-closed): that
+    implies every SAFE_ENV switch, so they are then set to their safe values, overriding.
     """
     env = os.environ if environ is None else environ
     if allow_multicast:
+        if (multicast_disabled_by(env) or "").startswith("CODEGEN_DISABLE_MULTICAST"):
+            for name, safe in SAFE_ENV:
+                env[name] = safe
         return multicast_enabling_settings(env)
     apply_safe_defaults(env)
     bad = multicast_enabling_settings(env)

@@ -8,25 +8,22 @@ the handle's `buffer_ptrs`. The multicast pointer is passed on only when transpo
 unicast variants run.
 
 When peers cannot map each other's memory, construction raises SymmetricMemoryUnavailable with
-the reason; :func:`make_fused_or_fallback` turns that into a logged `None` so the caller uses
+the reason; `fallback.make_fused_or_fallback` turns that into a logged `None` so the caller uses
 torch.mm + NCCL (the seed's graceful degradation).
 """
 from __future__ import annotations
 
-import logging
 import socket
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import torch
 
-from . import geometry
-from .errors import CacheMissError
+from codegen import contract
+
 from .group import Group, SymmetricBuffer, _pinned_device_ptr
 from .symm_env import enforce_no_multicast
 from .transport import multicast_unavailable_reason
-
-log = logging.getLogger(__name__)
 
 _ITEMSIZE = {"bfloat16": 2, "int32": 4, "int64": 8}
 
@@ -63,16 +60,16 @@ def buffer_specs(max_M: int, N: int, tp: int, mode: str) -> list[BufferSpec]:
         raise ValueError(f"mode must be 'rs' or 'ar', got {mode!r}")
     if tp < 1 or 128 % tp:
         raise ValueError(f"tp={tp}: must divide 128")
-    if N < geometry.MIN_BN or N % geometry.MIN_BN:
-        raise ValueError(f"N={N}: must be a positive multiple of {geometry.MIN_BN}")
+    if N < contract.MIN_BN or N % contract.MIN_BN:
+        raise ValueError(f"N={N}: must be a positive multiple of {contract.MIN_BN}")
     if max_M < 1:
         raise ValueError(f"max_M={max_M}: must be >= 1")
-    rp = geometry.rows_pad(max_M)
+    rp = contract.rows_pad(max_M)
     specs = [BufferSpec("workspace", (2, rp, N), "bfloat16", True),
-             BufferSpec("flags", (geometry.flag_words(max_M, N, tp),), "int64", True)]
+             BufferSpec("flags", (contract.flag_words(max_M, N, tp),), "int64", True)]
     if mode == "ar":
         specs.append(BufferSpec("ar", (2, rp, N), "bfloat16", True))
-    specs.append(BufferSpec("error_record", (geometry.ERROR_RECORD_WORDS,), "int32", False))
+    specs.append(BufferSpec("error_record", (contract.ERROR_RECORD_WORDS,), "int32", False))
     return specs
 
 
@@ -214,7 +211,7 @@ class SymmMemGroup(Group):
                     self._bufs[spec.name] = self._allocate(symm, spec)
             for b in self._bufs.values():
                 b.local.zero_()  # flags must start at 0; ws / AR only for tidy debugging
-            self._err = torch.zeros(geometry.ERROR_RECORD_WORDS, dtype=torch.int32, pin_memory=True)
+            self._err = torch.zeros(contract.ERROR_RECORD_WORDS, dtype=torch.int32, pin_memory=True)
             self._err_dev = _pinned_device_ptr(self._err, self.device.index)
             torch.cuda.synchronize(self.device)
         self.barrier()  # nobody's kernel may read a peer's flags before the peer zeroed them
@@ -330,54 +327,3 @@ class SymmMemGroup(Group):
             self._bufs["flags"].local.zero_()
         self._err.zero_()
         self.barrier()
-
-
-def make_fused_or_fallback(max_M: int, N: int, K: int, mode: str, group=None, *,
-                           sm_margin: int = 0, allow_multicast: bool = False,
-                           backend: str | None = None, logger: logging.Logger | None = None,
-                           group_factory: Callable[..., Group] | None = None, prepare: bool = True,
-                           **op_kwargs):
-    """A GemmRsAr over a new SymmMemGroup, or None (reason logged) to use torch.mm + NCCL.
-
-    Falls back when symmetric memory is unavailable (SymmetricMemoryUnavailable), no kernel
-    variant exists for the configuration (SpecError, e.g. tp=1) or the kernel cache lacks a
-    needed variant (CacheMissError, with `prepare`). A multicast safety
-    refusal or a usage error is raised, not swallowed. Collective: call it on every rank.
-    `group_factory` replaces SymmMemGroup (tests).
-    """
-    from codegen.spec import SpecError
-
-    from .op import GemmRsAr
-
-    lg = logger or log
-    factory = group_factory or SymmMemGroup
-    try:
-        g = factory(max_M, N, mode, group, sm_margin=sm_margin, allow_multicast=allow_multicast,
-                    backend=backend)
-        op = GemmRsAr(max_M, N, K, mode, g, **op_kwargs)
-        if prepare:
-            op.prepare()  # surfaces a cache miss now, not on the first request
-    except (SymmetricMemoryUnavailable, CacheMissError, SpecError) as exc:
-        op, reason = None, str(exc)
-    else:
-        reason = None
-    reason = _agree_on_reason(reason, group)
-    if reason is not None:
-        lg.warning("fused GEMM+%s unavailable, falling back to torch.mm + NCCL: %s",
-                   mode.upper(), reason)
-        return None
-    return op
-
-
-def _agree_on_reason(reason: str | None, group) -> str | None:
-    """Every rank's fallback reason joined (None if no rank has one), so all ranks take the
-    same path; without an initialised torch.distributed (tests), this rank's own reason."""
-    import torch.distributed as dist
-
-    if not (dist.is_available() and dist.is_initialized()):
-        return reason
-    pg = group if group is not None else dist.group.WORLD
-    reasons: list = [None] * dist.get_world_size(pg)
-    dist.all_gather_object(reasons, reason, group=pg)
-    bad = [f"rank {r}: {why}" for r, why in enumerate(reasons) if why]
-    return "; ".join(bad) if bad else None

@@ -1,30 +1,14 @@
 """When the multicast transport may be used (never creates multicast objects itself)."""
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 
-DISABLE_SWITCHES = (
-    ("TORCH_SYMM_MEM_DISABLE_MULTICAST", "1"),
-    ("NCCL_NVLS_ENABLE", "0"),
-    ("CODEGEN_DISABLE_MULTICAST", "1"),
-)
+from codegen import env as codegen_env
 
 
 def multicast_disabled_by_env(environ: Mapping[str, str] | None = None) -> str | None:
-    """The switch that disables multicast (e.g. 'NCCL_NVLS_ENABLE=0'), or None."""
-    env = os.environ if environ is None else environ
-    for name, value in DISABLE_SWITCHES:
-        if env.get(name, "").strip().lower() == value:
-            return f"{name}={value}"
-    try:  # the project's typed switch also accepts true/yes/on
-        from codegen import env as codegen_env
-
-        if codegen_env.load(env).disable_multicast:
-            return "CODEGEN_DISABLE_MULTICAST"
-    except ValueError:
-        pass
-    return None
+    """The switch that disables multicast (e.g. 'NCCL_NVLS_ENABLE=0'), or None (env.py's rule)."""
+    return codegen_env.multicast_disabled_by(environ)
 
 
 def multicast_unavailable_reason(mc_ptrs: list[int], device_index: int | None,
@@ -44,3 +28,20 @@ def multicast_unavailable_reason(mc_ptrs: list[int], device_index: int | None,
     if not device_attribute("MULTICAST_SUPPORTED", device_index or 0):
         return f"device {device_index} reports no multicast support"
     return None
+
+
+def choose_transport(group, mode: str, requested: str | None, device_index: int | None) -> str:
+    """'unicast' | 'multicast' for an rs/ar op on `group`: `requested` when given (multicast only
+    where it is available, else InputError), otherwise multicast when available."""
+    from .errors import InputError
+
+    ranks = group.local_ranks
+    ptrs = [group.workspace(r).multicast_ptr for r in ranks]
+    if mode == "ar":
+        ptrs += [group.ar_buffer(r).multicast_ptr for r in ranks]
+    reason = multicast_unavailable_reason(ptrs, device_index)
+    if requested == "multicast" and reason:
+        raise InputError(f"transport = 'multicast' is unavailable: {reason}")
+    if requested is not None:
+        return requested
+    return "unicast" if reason else "multicast"

@@ -7,7 +7,7 @@ from __future__ import annotations
 import torch
 
 from .errors import InputError
-from .geometry import BK
+from codegen.contract import BK
 
 
 def _same_device(a: torch.device, b: torch.device) -> bool:
@@ -53,6 +53,22 @@ def check_rank(rank, local_ranks: tuple[int, ...], tp: int) -> None:
 def check_m(M: int, max_M: int) -> None:
     if not 1 <= M <= max_M:
         raise InputError(f"x.shape[0] (M) = {M} must be in [1, max_M = {max_M}]")
+
+
+def _span(t: torch.Tensor) -> tuple[int, int]:
+    start = t.data_ptr()
+    return start, start + max(t.numel(), 1) * t.element_size()
+
+
+def check_no_overlap(name: str, out: torch.Tensor, **inputs) -> None:
+    """`out` must share no memory with any input: the kernel reads the inputs while it writes."""
+    o0, o1 = _span(out)
+    for other, t in inputs.items():
+        if isinstance(t, torch.Tensor) and t.device == out.device:
+            t0, t1 = _span(t)
+            if o0 < t1 and t0 < o1:
+                raise InputError(f"{name} overlaps {other} in memory ({name} at {o0:#x}, "
+                                 f"{other} at {t0:#x}); pass a separate output tensor")
 
 
 def check_out(out, shape: tuple[int, int], device: torch.device, name: str = "out") -> None:

@@ -156,7 +156,7 @@ def _run(args, torch, dist, device) -> int:
     assert_close = _import_assert_close()
 
     from codegen.runtime import GemmRsAr, KernelTimeoutError
-    from codegen.runtime.geometry import chunk as chunk_of
+    from codegen.contract import chunk as chunk_of
     from codegen.runtime.symm_group import SymmMemGroup
 
     rank, tp = dist.get_rank(), dist.get_world_size()

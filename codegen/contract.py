@@ -1,0 +1,213 @@
+"""The kernel contract, as code: the one source both the generator and the runtime import.
+
+Pure standard library (the runtime imports it; so does every rendered kernel, whose cache key
+therefore covers this file). ``docs/KERNEL-CONTRACT.md`` explains what is defined here.
+
+- tile constants and the valid variant axes, with the arch of each compute capability;
+- the ABI kinds a kernel parameter may have, and the ordered kernel parameter list of every
+  (arch, mode), each parameter with its ABI kind and DSL type;
+- buffer geometry: rows per parity, flag-area layout and size, row chunks, output shapes;
+- the error record: its fields in order and the error codes.
+
+The flag-word formulas below are plain integer arithmetic, so a kernel calls them at trace
+time with DSL integers and the runtime with Python ints: one formula, both sides.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# ---- tiles and axes ----------------------------------------------------------------------------
+BM = 128                 # CTA tile rows (two 64-row WGMMA warpgroups / one tcgen05 M=128)
+BK = 64                  # K per pipeline stage: one 128-byte swizzle atom of bf16
+MIN_BN = 128             # the smallest BN of any variant: it gives the most N tiles
+
+ARCHS = ("sm_90a", "sm_100a")
+MODES = ("rs", "ar", "none")
+COLLECTIVE_MODES = ("rs", "ar")
+TRANSPORTS = ("multicast", "unicast")
+BNS = (128, 256)
+CTA_GROUPS = (1, 2)
+TPS = (2, 4, 8, 16)
+DTYPES = ("bf16",)
+
+ARCH_OF_CAPABILITY = {(9, 0): "sm_90a", (10, 0): "sm_100a"}
+ARCH_NUM = {"sm_90a": 90, "sm_100a": 100}
+
+
+def cdiv(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+# ---- ABI kinds ---------------------------------------------------------------------------------
+#: scalar kind -> (struct format, size); alignment = size.
+SCALAR_KINDS = {
+    "i8": ("<b", 1), "u8": ("<B", 1), "i16": ("<h", 2), "u16": ("<H", 2),
+    "i32": ("<i", 4), "u32": ("<I", 4), "i64": ("<q", 8), "u64": ("<Q", 8),
+    "f32": ("<f", 4), "f64": ("<d", 8),
+}
+TMA_DESC_BYTES = 128     # a TMA descriptor: `.param .align 64 .b8 [128]`, by value
+TMA_DESC_ALIGN = 64
+
+
+def kind_size(kind: str) -> int:
+    """Bytes of a parameter of ABI kind `kind`: a scalar, `tma_desc`, or `<scalar>x<n>`
+    (a vector, e.g. `i32x2`: the DSL's coordinate tensor of a TMA operand). ValueError if unknown."""
+    if kind in SCALAR_KINDS:
+        return SCALAR_KINDS[kind][1]
+    if kind == "tma_desc":
+        return TMA_DESC_BYTES
+    elem, sep, count = kind.partition("x")
+    if sep and elem in SCALAR_KINDS and count.isdigit() and int(count) > 0:
+        return SCALAR_KINDS[elem][1] * int(count)
+    raise ValueError(f"unknown ABI kind {kind!r}")
+
+
+# ---- kernel parameters -------------------------------------------------------------------------
+_ALL = MODES
+
+
+@dataclass(frozen=True)
+class Param:
+    """One kernel parameter: name (its meaning is fixed), ABI kind, DSL type, fake value.
+
+    `where` maps each arch to the modes whose kernels take the parameter.
+    """
+
+    name: str
+    kind: str
+    dsl_type: str          # the annotation in the kernel signature ("" for TMA operands)
+    doc: str
+    where: tuple[tuple[str, tuple[str, ...]], ...]
+    fake: int = 0          # value passed when compiling with fake arguments
+
+    def taken_by(self, arch: str, mode: str) -> bool:
+        return mode in dict(self.where).get(arch, ())
+
+
+def _where(sm90: tuple[str, ...], sm100: tuple[str, ...]) -> tuple:
+    return (("sm_90a", sm90), ("sm_100a", sm100))
+
+
+_COLL = _where(COLLECTIVE_MODES, COLLECTIVE_MODES)
+
+#: TMA operands in parameter order: each is a descriptor `tma_<op>` then its coordinate
+#: tensor `tma_<op>_shape` (i32 per dynamic dim). sm_100a stores C from registers (no `c`).
+TMA_OPERANDS = {
+    "a": ("x [M, K]", ("sm_90a", "sm_100a")),
+    "b": ("W [N, K]", ("sm_90a", "sm_100a")),
+    "c": ("mode none: out [M, N]; rs/ar: the workspace [2 * rows_pad, N]", ("sm_90a",)),
+}
+
+#: Scalar parameters in PTX order (after the TMA operands).
+SCALAR_PARAMS = (
+    Param("m", "u32", "Int32", "M, rows of this call", _where(_ALL, _ALL), fake=1),
+    Param("rank", "u32", "Int32", "this rank", _COLL),
+    Param("out_ptr", "u64", "Int64", "the caller's output (private; never written by peers)",
+          _where(COLLECTIVE_MODES, _ALL)),
+    Param("ws_ptr", "u64", "Int64", "own partial workspace [2 parity][rows_pad][N] bf16 "
+          "(sm_100a stores partials from registers; sm_90a reaches it through tma_c)",
+          _where((), COLLECTIVE_MODES)),
+    Param("flag_ptr", "u64", "Int64", "own flag area (flag_words() int64 words)", _COLL),
+    Param("ar_ptr", "u64", "Int64", "own AR landing buffer [2][rows_pad][N] bf16 (AR; else 0)",
+          _COLL),
+    Param("peer_ws_ptr", "u64", "Int64", "device u64[tp]: every rank's workspace", _COLL),
+    Param("peer_flag_ptr", "u64", "Int64", "device u64[tp]: every rank's flag area", _COLL),
+    Param("peer_ar_ptr", "u64", "Int64", "device u64[tp]: every rank's AR buffer (AR; else 0)",
+          _COLL),
+    Param("mc_ws_ptr", "u64", "Int64", "multicast address of the workspace (else 0)", _COLL),
+    Param("mc_ar_ptr", "u64", "Int64", "multicast address of the AR buffer (else 0)", _COLL),
+    Param("err_ptr", "u64", "Int64", "error record (ERROR_RECORD_FIELDS i32), host-mapped", _COLL),
+    Param("timeout_ns", "u64", "Int64", "bound of every spin-wait", _COLL),
+    Param("rows_pad", "u32", "Int32", "workspace rows per parity (rows_pad())", _COLL, fake=256),
+    Param("m_tiles_max", "u32", "Int32", "flag-array rows (m_tiles_max())", _COLL, fake=2),
+)
+
+
+def tma_operands(arch: str) -> tuple[str, ...]:
+    """The TMA operands ('a', 'b', 'c') an `arch` kernel takes, in parameter order."""
+    return tuple(op for op, (_, archs) in TMA_OPERANDS.items() if arch in archs)
+
+
+def scalar_params(arch: str, mode: str) -> tuple[Param, ...]:
+    """The scalar parameters of an (arch, mode) kernel, in PTX order."""
+    if arch not in ARCHS or mode not in MODES:
+        raise ValueError(f"no kernel contract for arch={arch!r}, mode={mode!r}")
+    return tuple(p for p in SCALAR_PARAMS if p.taken_by(arch, mode))
+
+
+def kernel_params(arch: str, mode: str) -> tuple[tuple[str, str], ...]:
+    """Every parameter of an (arch, mode) kernel as (name, ABI kind), in PTX order.
+
+    The build checks this against the PTX `.entry` signature; the runtime packs exactly it.
+    """
+    out: list[tuple[str, str]] = []
+    for op in tma_operands(arch):
+        out += [(f"tma_{op}", "tma_desc"), (f"tma_{op}_shape", "i32x2")]
+    out += [(p.name, p.kind) for p in scalar_params(arch, mode)]
+    return tuple(out)
+
+
+# ---- buffer geometry ---------------------------------------------------------------------------
+def m_tiles_max(max_M: int) -> int:
+    """Row tiles of the workspace per parity: even, so a 2-CTA cluster never leaves it."""
+    return cdiv(max_M, 2 * BM) * 2
+
+
+def rows_pad(max_M: int) -> int:
+    """Workspace / AR-buffer rows per parity."""
+    return m_tiles_max(max_M) * BM
+
+
+def chunk(M: int, tp: int) -> int:
+    """Rows each rank owns: rank r owns [r*chunk, min(M, (r+1)*chunk))."""
+    return cdiv(M, tp)
+
+
+def out_shape(mode: str, M: int, N: int, tp: int) -> tuple[int, int]:
+    """RS: [ceil(M/tp), N] (rows past M are zeros); AR and none: [M, N]."""
+    return (chunk(M, tp), N) if mode == "rs" else (M, N)
+
+
+# ---- flag area: 64-bit words holding epochs (a 32-bit epoch would wrap after 2^31 calls) -------
+FLAG_BYTES = 8
+FLAG_EPOCH = 0           # calls this rank has completed; a call runs as epoch [0] + 1
+FLAG_FINISH = 1          # CTA-finish counter of the running call
+FLAG_ABORT = 2           # non-zero after a time-out: every wait then gives up at once
+FLAG_TILES = 16          # first partial-tile flag word (words 3..15 are reserved)
+
+
+def tile_flag_word(parity, t, nt, m_tiles_max, n_tiles):
+    """Word of the partial flag of tile (t, nt) in workspace parity `parity`."""
+    return (parity * m_tiles_max + t) * n_tiles + nt + FLAG_TILES
+
+
+def ar_flag_word(t, nt, owner, m_tiles_max, n_tiles, tp):
+    """Word of the AR flag: `owner` has stored its rows of tile (t, nt) into this rank."""
+    return FLAG_TILES + 2 * m_tiles_max * n_tiles + (t * n_tiles + nt) * tp + owner
+
+
+def flag_words(max_M: int, N: int, tp: int, bn: int = MIN_BN) -> int:
+    """Words of one rank's flag area for tile width `bn` (one past the last AR flag).
+
+    Groups size it with MIN_BN: every BN an op may pick then fits (a larger BN has fewer N
+    tiles and uses a prefix of each region).
+    """
+    mt, nt = m_tiles_max(max_M), N // bn
+    return ar_flag_word(mt - 1, nt - 1, tp - 1, mt, nt, tp) + 1
+
+
+# ---- error record: i32 words, first writer wins (atom.cas on `code`) ---------------------------
+ERROR_RECORD_FIELDS = ("code", "rank", "tile_m", "tile_n", "peer", "expected", "seen", "epoch")
+ERROR_RECORD_WORDS = len(ERROR_RECORD_FIELDS)
+
+ERR_TIMEOUT_PARTIAL = 1
+ERR_TIMEOUT_AR = 2
+ERR_TIMEOUT_EPOCH = 3
+ERR_PIPELINE_STALL = 4
+ERROR_CODES = {
+    ERR_TIMEOUT_PARTIAL: "timeout on partial flag",
+    ERR_TIMEOUT_AR: "timeout on AR flag",
+    ERR_TIMEOUT_EPOCH: "timeout on peer epoch",
+    ERR_PIPELINE_STALL: "pipeline mbarrier wait past its bound "
+                        "(expected = k-tile, seen = 0 free stage / 1 TMA bytes)",
+}

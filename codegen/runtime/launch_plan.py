@@ -1,0 +1,108 @@
+"""What one launch passes to a kernel: exactly the contract's parameters, by name.
+
+`kernel_arguments` turns (kernel, group, rank, tensors) into the dict of values of
+`contract.kernel_params(arch, mode)` for that kernel, and nothing else; TMA descriptors come
+from a small cache keyed by everything they encode.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from codegen import contract
+
+from .errors import InputError
+from .kernel import LoadedKernel
+from .params import coord_shape
+from .tma import encode_bf16_2d, tma_box
+
+_DESC_CACHE_MAX = 256
+
+
+class Descriptors:
+    """TMA descriptors by (address, rows, inner, box, swizzle): a descriptor is a pure function
+    of these, so caching by them is exact. Bounded: cleared when full."""
+
+    def __init__(self, encode=None):
+        self._encode = encode
+        self._cache: dict[tuple, bytes] = {}
+
+    def get(self, ptr: int, rows: int, inner: int, box: tuple[int, int], swizzle: str) -> bytes:
+        key = (ptr, rows, inner, box, swizzle)
+        d = self._cache.get(key)
+        if d is None:
+            if len(self._cache) >= _DESC_CACHE_MAX:
+                self._cache.clear()
+            encode = self._encode or encode_bf16_2d
+            d = self._cache[key] = encode(ptr, rows, inner, inner * 2, box, swizzle)
+        return d
+
+
+@dataclass(frozen=True)
+class CallTensors:
+    """One rank's tensors of one call (validated before they get here)."""
+
+    x: object        # [M, K] bf16
+    weight: object   # [N, K] bf16
+    out: object      # the output tensor the kernel writes
+    M: int
+    N: int
+    K: int
+
+
+def _tma_values(kern: LoadedKernel, operands: dict, descriptors: Descriptors) -> dict:
+    """tma_<op> and tma_<op>_shape of every TMA operand the kernel's contract lists."""
+    tma = kern.entry.meta.get("tma", {})
+    kinds = {s.name: s.kind for s in kern.specs}
+    values = {}
+    for op_name in contract.tma_operands(kern.arch):
+        ptr, rows, inner = operands[op_name]
+        values[f"tma_{op_name}"] = descriptors.get(ptr, rows, inner, tma_box(tma, op_name),
+                                                   tma.get(op_name, {}).get("swizzle", "128B"))
+        shape_kind = kinds.get(f"tma_{op_name}_shape", "i32x2")
+        values[f"tma_{op_name}_shape"] = coord_shape(shape_kind, (rows, inner))
+    return values
+
+
+def _collective_values(group, rank: int, transport: str, timeout_ns: int) -> dict:
+    ws, fl, ar = group.workspace(rank), group.flags(rank), group.ar_buffer(rank)
+    mc = transport == "multicast"
+    return {
+        "rank": rank,
+        "ws_ptr": ws.ptr,
+        "flag_ptr": fl.ptr,
+        "ar_ptr": ar.ptr if ar is not None else 0,
+        "peer_ws_ptr": ws.peer_ptrs.data_ptr(),
+        "peer_flag_ptr": fl.peer_ptrs.data_ptr(),
+        "peer_ar_ptr": ar.peer_ptrs.data_ptr() if ar is not None else 0,
+        "mc_ws_ptr": ws.multicast_ptr if mc else 0,
+        "mc_ar_ptr": ar.multicast_ptr if (mc and ar is not None) else 0,
+        "err_ptr": group.error_record_device_ptr(rank),
+        "timeout_ns": timeout_ns,
+        "rows_pad": group.rows_pad,
+        "m_tiles_max": group.m_tiles_max,
+    }
+
+
+def kernel_arguments(kern: LoadedKernel, t: CallTensors, descriptors: Descriptors,
+                     group=None, rank: int = 0, transport: str = "none",
+                     timeout_ns: int = 0) -> dict:
+    """The values of exactly `contract.kernel_params(kern.arch, kern.mode)`, by name.
+
+    TMA operands: a = x [M, K], b = W [N, K], c = the tile-store target (mode none: out [M, N];
+    rs/ar: this rank's workspace viewed as [2 * rows_pad, N]).
+    """
+    if kern.mode == "none":
+        c_ptr, c_rows = t.out.data_ptr(), t.M
+    else:
+        c_ptr, c_rows = group.workspace(rank).ptr, 2 * group.rows_pad
+    operands = {"a": (t.x.data_ptr(), t.M, t.K), "b": (t.weight.data_ptr(), t.N, t.K),
+                "c": (c_ptr, c_rows, t.N)}
+    values = _tma_values(kern, operands, descriptors)
+    values.update({"m": t.M, "out_ptr": t.out.data_ptr()})
+    if kern.mode != "none":
+        values.update(_collective_values(group, rank, transport, timeout_ns))
+    names = [name for name, _ in contract.kernel_params(kern.arch, kern.mode)]
+    missing = [n for n in names if n not in values]
+    if missing:  # a contract parameter this module does not know how to fill: a code bug
+        raise InputError(f"no value for contract parameter(s) {missing} of {kern.entry.variant}")
+    return {n: values[n] for n in names}
