@@ -3,13 +3,17 @@ GPU-blind spawned worker processes, publish through the cache, write a deploymen
 
 A fully cached request spawns nothing and imports no DSL: it renders, hashes and checks files.
 
-Manifest format (``<root>/manifests/<name>.json``)::
+Manifest format (``<root>/manifests/<name>.json``; read by :mod:`codegen.entry_format`)::
 
-    {"format": 1, "created": ..., "cache_root": <root, relative to the manifest's dir>,
-     "toolchain": {...}, "env": {...},
-     "entries": [{"variant", "spec", "key", "path" (relative to the root), "cubin_sha256",
-                  "symbol", "launch"}],
+    {"format": 2, "written_ns": <time.time_ns() when the build finished>, "created": ...,
+     "cache_root": <root, relative to the manifest's dir>, "toolchain": {...}, "env": {...},
+     "entries": [{"variant", "spec", "key", "path" (``<arch>/<variant>/<key[:16]>``),
+                  "cubin_sha256", "symbol", "launch"}],
      "failed": [{"variant", "error"}]}
+
+The runtime resolves a variant to the outcome recorded by the newest manifest naming it, so a
+manifest is written (atomically) at the end of every build, also when nothing was compiled.
+Compile workers die with the build process (parent-death signal plus a watchdog thread).
 """
 
 from __future__ import annotations
@@ -19,8 +23,10 @@ import importlib.util
 import json
 import os
 import re
+import signal
 import sys
 import tempfile
+import threading
 import time
 import traceback
 from collections.abc import Callable, Iterable
@@ -32,6 +38,7 @@ from pathlib import Path
 
 from codegen import env as envmod
 from codegen.cache import Cache, Entry, cache_key
+from codegen.entry_format import MANIFEST_FORMAT, entry_rel, write_atomic
 from codegen.render import default_package_dir, helper_closure, render
 from codegen.spec import Variant
 from codegen.toolchain import identity
@@ -59,10 +66,11 @@ class BuildReport:
     entries: dict[Variant, Entry] = field(default_factory=dict)
     logs: dict[Variant, str] = field(default_factory=dict)  # full error text of each failure
     manifest: Path | None = None
+    manifest_error: str | None = None  # why the manifest could not be written
 
     @property
     def ok(self) -> bool:
-        return not self.failed
+        return not self.failed and self.manifest_error is None
 
     def summary(self) -> str:
         return (f"built {len(self.built)}, cached {len(self.cached)}, "
@@ -115,6 +123,28 @@ def prepare_job(variant: Variant, ctx: KeyContext) -> Job:
 def _init_worker() -> None:
     # Compilation is GPU-blind by design; this also keeps a stray CUDA init from grabbing a GPU.
     os.environ["CUDA_VISIBLE_DEVICES"] = ""
+
+
+def _watch_parent(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(0.5)
+    os._exit(1)
+
+
+def _start_worker(parent: int) -> None:
+    """Pool initializer: GPU-blind, and dead as soon as the build process ``parent`` is (killed by
+    SIGTERM or SIGKILL, crashed): Linux's parent-death signal, else a watchdog thread."""
+    _init_worker()
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        try:
+            ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
+    if os.getppid() != parent:  # it died before the signal was armed
+        os._exit(1)
+    threading.Thread(target=_watch_parent, args=(parent,), name="parent-watch", daemon=True).start()
 
 
 def _resolve(compile_fn: Callable | str) -> Callable:
@@ -191,10 +221,28 @@ def build(
     """
     t0 = time.perf_counter()
     settings = envmod.load()
+    if jobs is not None and (not isinstance(jobs, int) or isinstance(jobs, bool) or jobs < 1):
+        raise ValueError(f"jobs = {jobs!r} must be an int >= 1")
     cache = cache or Cache(settings.cache_dir)
+    if cache.root.exists() and not cache.root.is_dir():
+        raise ValueError(f"cache root {cache.root} is not a directory")
+    # Shared with every other build; prune refuses to run while it is held, so nothing built
+    # here is pruned before the manifest names it.
+    with cache.build_lock():
+        report = _build_locked(variants, jobs or settings.jobs, cache, progress, compile_fn,
+                               manifest_path, KeyContext.current(compile_fn, templates_dir, package_dir))
+    report.seconds = time.perf_counter() - t0
+    return report
+
+
+def _build_locked(variants: Iterable[Variant], jobs: int, cache: Cache, progress: bool,
+                  compile_fn: Callable | str, manifest_path: Path | None, ctx: KeyContext) -> BuildReport:
+    try:
+        cache.mark()
+    except OSError:
+        pass  # a read-only root: fine while everything is cached
     report = BuildReport()
     todo: list[Job] = []
-    ctx = KeyContext.current(compile_fn, templates_dir, package_dir)
     for variant in variants:
         try:
             job = prepare_job(variant, ctx)
@@ -213,13 +261,16 @@ def build(
         if missing:
             report.failed += [(job.variant, missing) for job in todo]
         else:
-            _compile_all(todo, jobs or settings.jobs, cache, progress, compile_fn, report)
-    report.seconds = time.perf_counter() - t0
+            _compile_all(todo, jobs, cache, progress, compile_fn, report)
     report.failed.sort(key=lambda f: f[0].sort_key())
     report.built.sort(key=Variant.sort_key)
     report.cached.sort(key=Variant.sort_key)
     if manifest_path is not None:
-        report.manifest = write_manifest(manifest_path, cache, report)
+        try:
+            report.manifest = write_manifest(manifest_path, cache, report)
+        except OSError as e:
+            report.manifest_error = (f"manifest {manifest_path} not written: {e.strerror or e}; "
+                                     "the runtime keeps loading what earlier manifests name")
     return report
 
 
@@ -229,7 +280,8 @@ def _compile_all(todo: list[Job], jobs: int, cache: Cache, progress: bool,
 
     workers = max(1, min(jobs, len(todo)))
     bar = tqdm(total=len(todo), desc="compile", unit="kernel", file=sys.stderr, disable=not progress)
-    with ProcessPoolExecutor(workers, mp_context=get_context("spawn"), initializer=_init_worker) as pool:
+    with ProcessPoolExecutor(workers, mp_context=get_context("spawn"), initializer=_start_worker,
+                             initargs=(os.getpid(),)) as pool:
         futures = {pool.submit(_run_job, str(cache.root), job, compile_fn): job for job in todo}
         for fut in as_completed(futures):
             job = futures[fut]
@@ -253,9 +305,23 @@ def _compile_all(todo: list[Job], jobs: int, cache: Cache, progress: bool,
 
 
 def write_manifest(path: Path, cache: Cache, report: BuildReport) -> Path:
-    """Write the deployment manifest atomically (see the module docstring for its format)."""
+    """Write the deployment manifest atomically (see the module docstring for its format).
+
+    Each entry is checked again first: one that vanished or changed since the build saw it
+    moves to ``failed`` (a manifest never names an entry that is not there)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    for variant in list(report.entries):
+        e = report.entries[variant]
+        again, problem = cache.check(variant, e.key)
+        if again is None or again.meta["files"] != e.meta["files"]:
+            del report.entries[variant]
+            for group in (report.built, report.cached):
+                if variant in group:
+                    group.remove(variant)
+            report.failed.append((variant, f"entry {e.path} changed or vanished during the build "
+                                           f"({problem or 'not found'})"))
+    report.failed.sort(key=lambda f: f[0].sort_key())
     entries = []
     for variant in sorted(report.entries, key=Variant.sort_key):
         e = report.entries[variant]
@@ -263,14 +329,15 @@ def write_manifest(path: Path, cache: Cache, report: BuildReport) -> Path:
             "variant": variant.name,
             "spec": variant.to_dict(),
             "key": e.key,
-            "path": e.path.relative_to(cache.root).as_posix(),
+            "path": entry_rel(variant, e.key),
             "cubin_sha256": e.meta["files"]["kernel.cubin"],
             "symbol": e.meta.get("symbol"),
             "launch": e.meta.get("launch"),
         })
     any_meta = next(iter(report.entries.values())).meta if report.entries else {}
     data = {
-        "format": 1,
+        "format": MANIFEST_FORMAT,
+        "written_ns": time.time_ns(),
         "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "cache_root": os.path.relpath(cache.root.resolve(), path.parent.resolve()),
         "toolchain": any_meta.get("toolchain", identity()),
@@ -278,7 +345,5 @@ def write_manifest(path: Path, cache: Cache, report: BuildReport) -> Path:
         "entries": entries,
         "failed": [{"variant": v.name, "error": line} for v, line in report.failed],
     }
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    write_atomic(path, (json.dumps(data, indent=1) + "\n").encode("utf-8"))
     return path

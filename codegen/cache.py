@@ -1,20 +1,26 @@
-"""Content-addressed on-disk kernel cache.
+"""Content-addressed on-disk kernel cache (the format itself: :mod:`codegen.entry_format`).
 
 Layout: ``<root>/<arch>/<variant name>/<key[:16]>/{kernel.py, kernel.ptx, kernel.cubin, meta.json}``.
 An entry is built in a temp dir beside its final place, ``meta.json`` is written last, and the
 dir is renamed into place, so a half-written entry is never visible under its final name.
 Builders serialise per key on ``<root>/.locks/<name>-<key16>.lock`` and re-check after
-acquiring, so concurrent builders make exactly one entry. Lookups only read: a read-only root
+acquiring, so concurrent builders make exactly one entry. A whole build also holds
+``<root>/.locks/cache.lock`` shared, from its first lookup to its manifest; prune takes it
+exclusively, so it never removes what a running build made. Lookups only read: a read-only root
 (a deployment's copy) loads fine. A corrupt entry is moved to ``<root>/.quarantine/`` by the
-next builder, then rebuilt.
+next builder, then rebuilt. Prune removes only directories of the shapes the cache creates that
+hold only files it writes.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import json
 import logging
 import os
+import re
 import shutil
 import tempfile
 import time
@@ -22,17 +28,26 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from codegen.spec import SpecError, Variant
+from codegen.entry_format import (ENTRY_FILES, KEY16, MARKER, META, META_FORMAT, FormatError, check_entry,
+                                  check_meta, write_atomic)
+from codegen.spec import ARCHS, SpecError, Variant
 
 log = logging.getLogger(__name__)
 
-FILES = ("kernel.py", "kernel.ptx", "kernel.cubin")
-META = "meta.json"
+FILES = ENTRY_FILES
 KEY_FORMAT = 1
 #: How long a builder waits for another builder of the same key (one compile takes seconds).
 LOCK_TIMEOUT_S = 1800.0
 #: A temp dir older than this is a crashed build's leftover (prune removes it).
 STALE_TMP_S = 3600.0
+
+
+class NotACacheError(ValueError):
+    """The root is missing, not a directory, or holds no kernel cache."""
+
+
+class CacheBusyError(RuntimeError):
+    """A build holds the cache; maintenance must wait."""
 
 
 def cache_key(
@@ -87,31 +102,25 @@ class Entry:
         return (self.path / "kernel.cubin").read_bytes()
 
 
-def _validate(path: Path, variant: Variant | None, key: str | None) -> tuple[dict | None, str | None]:
-    """(meta, None) for a valid entry dir, else (None, problem). Reads only."""
+def real_subdirs(path: Path) -> list[os.DirEntry]:
+    """Real subdirectories (no links), sorted; none if ``path`` is unreadable."""
     try:
-        meta = json.loads((path / META).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return None, "meta.json missing (partial entry)"
-    except (OSError, ValueError) as e:
-        return None, f"meta.json unreadable: {e}"
-    if not isinstance(meta, dict) or not isinstance(meta.get("files"), dict):
-        return None, "meta.json has no files table"
-    if key is not None and meta.get("key") != key:
-        return None, f"meta.json key {str(meta.get('key'))[:16]}... does not match {key[:16]}..."
-    if variant is not None and meta.get("variant") != variant.to_dict():
-        return None, f"meta.json variant {meta.get('variant')!r} does not match {variant.name}"
-    for name in FILES:
-        if name not in meta["files"]:
-            return None, f"meta.json lists no {name}"
-    for name, digest in meta["files"].items():
+        with os.scandir(path) as it:
+            return sorted((d for d in it if d.is_dir(follow_symlinks=False)), key=lambda d: d.name)
+    except OSError:
+        return []
+
+
+def open_lock(path: Path) -> int | None:
+    """A descriptor of lock file ``path`` to flock (created if it can be), None if there is none."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError:
         try:
-            actual = sha256_file(path / name)
+            return os.open(path, os.O_RDONLY)  # read-only root: flock works on it too
         except OSError:
-            return None, f"{name} missing"
-        if actual != digest:
-            return None, f"{name} sha256 mismatch (truncated or modified)"
-    return meta, None
+            return None  # nobody can write here, so nobody can prune either
 
 
 class Cache:
@@ -126,12 +135,13 @@ class Cache:
     def check(self, variant: Variant, key: str) -> tuple[Entry | None, str | None]:
         """(entry, None) if valid; (None, None) if absent; (None, problem) if corrupt. Never writes."""
         path = self.entry_dir(variant, key)
-        if not path.exists():
+        if not os.path.lexists(path):
             return None, None
-        meta, problem = _validate(path, variant, key)
-        if meta is None:
-            return None, problem
-        return Entry(variant, key, path, meta), None
+        try:
+            checked = check_entry(self.root, variant, key)
+        except FormatError as e:
+            return None, e.relative(path)
+        return Entry(variant, key, checked.path, checked.meta), None
 
     def lookup(self, variant: Variant, key: str) -> Entry | None:
         """The valid entry or None (a corrupt one is logged and left for the next builder)."""
@@ -173,119 +183,120 @@ class Cache:
             tmp = Path(tempfile.mkdtemp(prefix=f".tmp-{key[:16]}-", dir=final.parent))
             try:
                 os.chmod(tmp, 0o755)  # mkdtemp's 0700 would hide the entry from other users
-                extra = make(tmp)
-                meta = dict(extra)
+                meta = dict(make(tmp))
                 meta.update({
-                    "format": KEY_FORMAT,
+                    "format": META_FORMAT,
                     "name": variant.name,
                     "variant": variant.to_dict(),
                     "key": key,
                     "files": {name: sha256_file(tmp / name) for name in FILES},
                     "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
                 })
+                check_meta(meta, tmp / META, variant, key)  # what the runtime will demand
                 # Written last: its presence is what makes the entry complete.
                 (tmp / META).write_text(json.dumps(meta, indent=1, sort_keys=True) + "\n", encoding="utf-8")
                 os.replace(tmp, final)
             except BaseException:
-                shutil.rmtree(tmp, ignore_errors=True)
-                try:
+                shutil.rmtree(tmp, ignore_errors=True)  # ours: mkdtemp made it
+                with contextlib.suppress(OSError):
                     final.parent.rmdir()  # only if empty: a failed first build leaves no trace
-                except OSError:
-                    pass
                 raise
         entry, problem = self.check(variant, key)
         if entry is None:
             raise RuntimeError(f"cache entry {final} invalid right after publishing: {problem}")
         return entry, True
 
-    # ---- maintenance -------------------------------------------------------------------
+    # ---- the root, and the build/maintenance lock ----------------------------------------------
+    def mark(self) -> None:
+        """Record that this root is a kernel cache (what verify and prune ask for)."""
+        if not (self.root / MARKER).is_file():
+            self.root.mkdir(parents=True, exist_ok=True)
+            write_atomic(self.root / MARKER, b'{"format": 1}\n')
+
+    def require_root(self) -> None:
+        """NotACacheError unless the root is a kernel cache: the marker, or (a cache from before
+        the marker) a manifests dir or an ``<arch>/<variant>`` dir."""
+        root = self.root
+        if not root.exists():
+            raise NotACacheError(f"cache root {root} does not exist")
+        if not root.is_dir():
+            raise NotACacheError(f"cache root {root} is not a directory")
+        if (root / MARKER).is_file() or (root / "manifests").is_dir() or any(True for _ in self.variant_dirs()):
+            return
+        raise NotACacheError(f"{root} is not a kernel cache (no {MARKER}, no manifests/, no "
+                             "<arch>/<variant>/ directory): check --cache-dir / CODEGEN_CACHE_DIR")
+
+    @contextlib.contextmanager
+    def build_lock(self) -> Iterator[None]:
+        """Held shared by a build from its first lookup to its manifest."""
+        fd = open_lock(self.root / ".locks" / "cache.lock")
+        try:
+            if fd is not None:
+                fcntl.flock(fd, fcntl.LOCK_SH)
+            yield
+        finally:
+            if fd is not None:
+                os.close(fd)
+
+    # ---- maintenance ---------------------------------------------------------------------------
+    def variant_dirs(self) -> Iterator[tuple[Variant, Path]]:
+        for arch in ARCHS:
+            for d in real_subdirs(self.root / arch):
+                try:
+                    variant = Variant.parse(d.name)
+                except SpecError:
+                    continue
+                if variant.arch == arch:
+                    yield variant, Path(d.path)
 
     def entry_dirs(self) -> Iterator[Path]:
-        """Every ``<arch>/<name>/<key16>`` dir (valid or not), temp dirs excluded."""
-        if not self.root.is_dir():
-            return
-        for arch_dir in sorted(self.root.glob("sm_*")):
-            for name_dir in sorted(p for p in arch_dir.iterdir() if p.is_dir()):
-                for key_dir in sorted(p for p in name_dir.iterdir() if p.is_dir()):
-                    if not key_dir.name.startswith("."):
-                        yield key_dir
+        """Every ``<arch>/<variant>/<key16>`` dir (valid or not); nothing of another shape."""
+        for _, name_dir in self.variant_dirs():
+            yield from (Path(d.path) for d in real_subdirs(name_dir) if KEY16.fullmatch(d.name))
 
     def temp_dirs(self) -> Iterator[Path]:
-        if self.root.is_dir():
-            yield from sorted(self.root.glob("sm_*/*/.tmp-*"))
+        for _, name_dir in self.variant_dirs():
+            yield from (Path(d.path) for d in real_subdirs(name_dir) if re.fullmatch(r"\.tmp-[0-9a-f]{16}-.+", d.name))
 
     def inspect_dir(self, path: Path) -> dict:
         """ls/verify row for an entry dir: name, key, path, valid, problem, bytes, mtime."""
-        problem = None
+        variant = Variant.parse(path.parent.name)
+        meta, problem = None, None
         try:
-            variant = Variant.parse(path.parent.name)
-        except SpecError as e:
-            variant, problem = None, str(e)
-        meta, bad = _validate(path, variant, None)
-        problem = problem or bad
-        if meta is not None and not str(meta.get("key", "")).startswith(path.name):
-            problem = f"directory {path.name} does not match meta.json key {meta.get('key')}"
-        size = sum(p.stat().st_size for p in path.iterdir() if p.is_file())
+            meta = check_entry(self.root, variant, rel=path.relative_to(self.root).as_posix()).meta
+        except FormatError as e:
+            problem = e.relative(path)
+        try:
+            size = sum(p.lstat().st_size for p in path.iterdir() if p.is_file())
+            mtime = path.lstat().st_mtime
+        except OSError:
+            size, mtime = 0, 0.0
         return {
             "name": path.parent.name,
-            "key": (meta or {}).get("key", path.name),
+            "key": meta["key"] if meta else path.name,
             "path": path.relative_to(self.root).as_posix(),
             "valid": problem is None,
             "problem": problem,
             "bytes": size,
-            "mtime": path.stat().st_mtime,
+            "mtime": mtime,
         }
 
     def ls(self) -> list[dict]:
         return [self.inspect_dir(p) for p in self.entry_dirs()]
 
+    # ---- verify and prune: codegen.cache_maintenance -------------------------------------------
     def verify(self) -> list[str]:
-        """One line per problem: corrupt entries and crashed builds' temp dirs."""
-        problems = [f"{row['path']}: {row['problem']}" for row in self.ls() if not row["valid"]]
-        now = time.time()
-        for tmp in self.temp_dirs():
-            if now - tmp.stat().st_mtime > STALE_TMP_S:
-                problems.append(f"{tmp.relative_to(self.root).as_posix()}: leftover temp dir of a crashed build")
-        return problems
+        from codegen.cache_maintenance import verify
+
+        return verify(self)
 
     def manifest_keys(self) -> set[str]:
-        """Keys referenced by any manifest under ``<root>/manifests/``."""
-        keys: set[str] = set()
-        for path in sorted((self.root / "manifests").glob("*.json")):
-            try:
-                data = json.loads(path.read_text(encoding="utf-8"))
-                keys.update(e["key"] for e in data.get("entries", []))
-            except (OSError, ValueError, KeyError, TypeError) as e:
-                raise ValueError(f"manifest {path} unreadable ({e}); fix or delete it before pruning") from None
-        return keys
+        from codegen.cache_maintenance import manifest_keys
 
-    def prune(
-        self,
-        keep_keys: Iterable[str] | None = None,
-        older_than_s: float | None = None,
-        dry_run: bool = False,
-    ) -> list[Path]:
-        """Remove entries whose key is not in ``keep_keys`` (default: keys of every manifest),
-        only those older than ``older_than_s`` if given; also every corrupt entry, the
-        quarantine and stale temp dirs. Returns what was (or, with dry_run, would be) removed."""
-        keep = self.manifest_keys() if keep_keys is None else set(keep_keys)
-        now = time.time()
-        doomed: list[Path] = []
-        for row in self.ls():
-            path = self.root / row["path"]
-            if row["valid"] and row["key"] in keep:
-                continue
-            if older_than_s is not None and row["valid"] and now - row["mtime"] < older_than_s:
-                continue
-            doomed.append(path)
-        doomed += [t for t in self.temp_dirs() if now - t.stat().st_mtime > STALE_TMP_S]
-        qdir = self.root / ".quarantine"
-        if qdir.is_dir():
-            doomed += sorted(qdir.iterdir())
-        if not dry_run:
-            for path in doomed:
-                shutil.rmtree(path, ignore_errors=True)
-            for name_dir in self.root.glob("sm_*/*"):
-                if name_dir.is_dir() and not any(name_dir.iterdir()):
-                    name_dir.rmdir()
-        return doomed
+        return manifest_keys(self)
+
+    def prune(self, keep_keys: Iterable[str] | None = None, older_than_s: float | None = None,
+              dry_run: bool = False):
+        from codegen.cache_maintenance import prune
+
+        return prune(self, keep_keys, older_than_s, dry_run)

@@ -1,6 +1,7 @@
 """``codegen``: build, list, inspect and maintain the kernel cache.
 
-Exit status: 0 on success, 1 on any failure (one ``error: ...`` line each), 2 on bad usage.
+Exit status: 0 on success, 1 on any failure (one ``error: ...`` line each), 2 on bad usage,
+141 (quietly) when stdout is closed early, as in ``codegen list | head``.
 """
 
 from __future__ import annotations
@@ -8,11 +9,14 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 from codegen import env as envmod
+from codegen.entry_format import manifest_paths
 from codegen.spec import ARCHS, BNS, CTA_GROUPS, MODES, TPS, TRANSPORTS, SpecError, Variant, deployment_matrix
 
 PRUNE_HELP = """\
@@ -20,9 +24,12 @@ Remove what no deployment needs:
   - entries whose key is listed in no manifest under <root>/manifests/ (every `codegen build`
     writes one; a manifest is the newest build of its name, so an entry superseded by a
     rebuild with changed sources/toolchain is dropped once every manifest naming it is rebuilt);
-  - corrupt entries, everything in <root>/.quarantine/, and crashed builds' temp dirs (> 1 h old).
+  - corrupt entries, quarantined entries, and crashed builds' temp files (> 1 h old).
 With --older-than DAYS only unreferenced entries older than DAYS are removed. With no manifest
 at all prune refuses (nothing says what to keep) unless --all is given, which removes every entry.
+Only what the cache made is removed: <arch>/<variant>/<key16> dirs holding nothing but the
+entry's own files; anything else under the root is left alone. Prune refuses while a build runs,
+and refuses a root that is not a kernel cache.
 """
 
 
@@ -44,6 +51,22 @@ def _csv(kind, allowed):
     return parse
 
 
+def _path(text: str) -> Path:
+    if not text.strip():
+        raise argparse.ArgumentTypeError("must not be empty (it would mean the current directory)")
+    return Path(text).expanduser()
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} must be >= 1")
+    return value
+
+
 def _matrix_args(p: argparse.ArgumentParser, tp_required: bool) -> None:
     p.add_argument("--tp", type=_csv(int, TPS), required=tp_required, default=None if tp_required else TPS,
                    help="tensor-parallel size(s), comma-separated: " + ",".join(map(str, TPS)))
@@ -57,14 +80,14 @@ def _matrix_args(p: argparse.ArgumentParser, tp_required: bool) -> None:
 
 def _parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="codegen", description=__doc__.splitlines()[0])
-    ap.add_argument("--cache-dir", type=Path, default=None,
+    ap.add_argument("--cache-dir", type=_path, default=None,
                     help="cache root (default: $CODEGEN_CACHE_DIR, else <repo>/generated)")
     sub = ap.add_subparsers(dest="cmd", required=True)
 
     b = sub.add_parser("build", help="compile a deployment's variants into the cache")
     _matrix_args(b, tp_required=True)
-    b.add_argument("-j", "--jobs", type=int, default=None, help="compile workers (default: $CODEGEN_JOBS or cpu count)")
-    b.add_argument("--manifest", type=Path, default=None,
+    b.add_argument("-j", "--jobs", type=_positive_int, default=None, help="compile workers (default: $CODEGEN_JOBS or cpu count)")
+    b.add_argument("--manifest", type=_path, default=None,
                    help="manifest path (default: <root>/manifests/tp<N>.json; narrowed axes "
                         "are appended to the name, e.g. tp8_sm_90a_none.json)")
     b.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -81,7 +104,8 @@ def _parser() -> argparse.ArgumentParser:
     c = sub.add_parser("cache", help="cache maintenance")
     csub = c.add_subparsers(dest="cache_cmd", required=True)
     csub.add_parser("ls", help="every entry: path, validity, size")
-    csub.add_parser("verify", help="check every entry's files against meta.json")
+    csub.add_parser("verify", help="check every entry against its meta.json and every manifest "
+                                   "against the entries it names")
     pr = csub.add_parser("prune", help="remove entries no manifest needs", description=PRUNE_HELP,
                          formatter_class=argparse.RawDescriptionHelpFormatter)
     pr.add_argument("--older-than", type=float, default=None, metavar="DAYS")
@@ -115,14 +139,29 @@ def _cmd_build(args, cache) -> int:
     for variant, line in report.failed:
         _error(f"{variant.name}: {line}")
     if report.logs:
-        logdir = cache.root / "logs"
-        logdir.mkdir(parents=True, exist_ok=True)
-        for variant, text in report.logs.items():
-            (logdir / f"{variant.name}.log").write_text(text, encoding="utf-8")
+        logdir = _write_logs(cache.root / "logs", report.logs)
         print(f"full error text: {logdir}/<variant>.log", file=sys.stderr)
+    if report.manifest_error:
+        _error(report.manifest_error)
     print(report.summary())
-    print(f"manifest: {report.manifest}")
+    if report.manifest is not None:
+        print(f"manifest: {report.manifest}")
     return 0 if report.ok else 1
+
+
+def _write_logs(logdir: Path, logs: dict) -> Path:
+    """Each failure's full text under ``logdir``, else (read-only root, full disk) a temp dir."""
+    def write(target: Path) -> Path:
+        target.mkdir(parents=True, exist_ok=True)
+        for variant, text in logs.items():
+            (target / f"{variant.name}.log").write_text(text, encoding="utf-8")
+        return target
+
+    try:
+        return write(logdir)
+    except OSError as e:
+        print(f"note: cannot write logs under {logdir} ({e.strerror or e})", file=sys.stderr)
+        return write(Path(tempfile.mkdtemp(prefix="codegen-logs-")))
 
 
 def _subdirs(path: Path) -> list[Path]:
@@ -225,6 +264,7 @@ def _cmd_inspect(args, cache) -> int:
 
 
 def _cmd_cache(args, cache) -> int:
+    cache.require_root()
     if args.cache_cmd == "ls":
         for row in cache.ls():
             state = "ok" if row["valid"] else f"BAD: {row['problem']}"
@@ -237,16 +277,21 @@ def _cmd_cache(args, cache) -> int:
         print(f"{len(cache.ls())} entries, {len(problems)} problems")
         return 1 if problems else 0
     keep: set[str] | None = set() if args.all else None
-    if keep is None and not list((cache.root / "manifests").glob("*.json")):
+    if keep is None and not manifest_paths(cache.root):
         _error(f"no manifests under {cache.root / 'manifests'}: nothing says what to keep; "
                "run codegen build first, or pass --all to remove every entry")
         return 1
     older = None if args.older_than is None else args.older_than * 86400.0
-    removed = cache.prune(keep_keys=keep, older_than_s=older, dry_run=args.dry_run)
-    for path in removed:
+    result = cache.prune(keep_keys=keep, older_than_s=older, dry_run=args.dry_run)
+    for path in result.removed:
         print(f"{'would remove' if args.dry_run else 'removed'} {path}")
-    print(f"{len(removed)} {'to remove' if args.dry_run else 'removed'}")
-    return 0
+    for path, why in result.skipped:
+        print(f"note: left {path}: {why}", file=sys.stderr)
+    for path, why in result.failed:
+        _error(f"could not remove {path}: {why}")
+    tail = f", {len(result.failed)} could not be removed" if result.failed else ""
+    print(f"{len(result.removed)} {'to remove' if args.dry_run else 'removed'}{tail}")
+    return 1 if result.failed else 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -259,10 +304,25 @@ def main(argv: list[str] | None = None) -> int:
         root = args.cache_dir.resolve() if args.cache_dir else envmod.load().cache_dir
         cache = Cache(root)
         handler = {"build": _cmd_build, "list": _cmd_list, "inspect": _cmd_inspect, "cache": _cmd_cache}
-        return handler[args.cmd](args, cache)
+        rc = handler[args.cmd](args, cache)
+        sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's exit
+        return rc
+    except BrokenPipeError:
+        _silence_stdout()
+        return 141  # 128 + SIGPIPE: what a tool killed by the signal reports, without a message
     except (SpecError, ValueError, OSError, RuntimeError) as e:
         _error(str(e).splitlines()[0] if str(e) else type(e).__name__)
         return 1
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so the exit's flush of what is left cannot fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass  # not a real file (captured by a test): nothing will flush to the pipe
 
 
 if __name__ == "__main__":

@@ -55,7 +55,7 @@ def compile_source(variant, source: str, workdir: Path) -> Artifacts:
         ptx=f"// fake ptx {digest}\n.visible .entry k_{variant.name}(\n\t.param .u64 p0\n)\n{{}}\n".encode(),
         cubin=_cubin_bytes() + digest.encode(),
         symbol=f"k_{variant.name}",
-        abi={"params": [{"name": "p0", "size": 8, "align": 8}]},
+        abi={"params": [{"name": "p0", "kind": "u64", "size": 8, "align": 8}]},
         launch={"block": [384, 1, 1], "cluster": [variant.cta_group, 1, 1]},
         resources={"kernels": {f"k_{variant.name}": {"registers": 0}}},  # no real cubin to read
     )

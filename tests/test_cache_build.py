@@ -173,9 +173,9 @@ def test_prune_keeps_manifest_entries(cache, tmpl_dir, pkg_dir):
     drop = Variant("sm_90a", "rs", "unicast", 128, 1, 8)
     _build(keep, cache, tmpl_dir, pkg_dir, manifest_path=cache.root / "manifests" / "tp8.json")
     dropped = _build([drop], cache, tmpl_dir, pkg_dir).entries[drop]
-    assert [p for p in cache.prune(dry_run=True)] == [dropped.path]
+    assert cache.prune(dry_run=True).removed == [dropped.path]
     assert dropped.path.exists()
-    assert cache.prune(older_than_s=3600) == []  # too young
-    assert cache.prune() == [dropped.path]
+    assert cache.prune(older_than_s=3600).removed == []  # too young
+    assert cache.prune().removed == [dropped.path]
     assert not (cache.root / "sm_90a" / drop.name).exists()
     assert [r["name"] for r in cache.ls()] == [v.name for v in keep]

@@ -121,6 +121,7 @@ def test_build_failure_exit_code_and_line(capsys, fake_build, monkeypatch):
 
 
 def test_prune_without_manifest_refuses(capsys, tmp_path):
+    (tmp_path / ".codegen-cache").write_text('{"format": 1}\n')  # a cache, but no manifest
     rc, out, err = run(capsys, "--cache-dir", str(tmp_path), "cache", "prune")
     assert rc == 1 and "no manifests under" in err and "--all" in err
 

@@ -1,15 +1,26 @@
-"""Find a variant's cubin in the (read-only) kernel cache.
+"""Find a variant's cubin in the (read-only) kernel cache; nothing here writes to it.
 
-Order: deployment manifests `<root>/manifests/*.json`, then a scan of
-`<root>/<arch>/<variant>/*/meta.json`. An entry is valid only when kernel.cubin's sha256
-equals the one its meta.json (or manifest) records; nothing here writes to the cache.
+The rule, which can never pick a stale kernel:
+- With manifests under ``<root>/manifests/``, the variant resolves to what the newest build that
+  named it (largest ``written_ns``) produced. If that build failed for it, or its entry is
+  missing, corrupt or not the cubin the manifest records, that is a CacheMissError: an older
+  build's kernel is never loaded in its place. An unreadable manifest is a CacheMissError too
+  (it might be the newest).
+- ``manifest=`` names one manifest instead (a deployment pinning its build).
+- With no manifest naming the variant, a scan of ``<root>/<arch>/<variant>/`` must find exactly
+  one valid entry; several are ambiguous (a CacheMissError saying to rebuild).
+
+Files are read through :mod:`codegen.entry_format`: strict parsing, paths confined to the root.
 """
 from __future__ import annotations
 
-import hashlib
-import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
+
+from codegen.entry_format import (KEY16, Checked, FormatError, check_entry, load_manifest,
+                                  manifest_paths, newest_outcome)
+from codegen.spec import SpecError, Variant
 
 from .errors import CacheMissError
 
@@ -36,103 +47,60 @@ def build_command(arch: str, mode: str, tp: int | None) -> str:
     return f"codegen build --tp {tp} --arch {arch}"
 
 
-def _read_json(path: Path):
-    with open(path, encoding="utf-8") as f:
-        return json.load(f)
-
-
-def _manifest_entries(doc) -> list[dict]:
-    if isinstance(doc, list):
-        return doc
-    if isinstance(doc, dict):
-        for k in ("entries", "kernels", "variants"):
-            if isinstance(doc.get(k), list):
-                return doc[k]
-    return []
-
-
-def _manifest_sha(e: dict) -> str | None:
-    for k in ("cubin_sha256", "sha256", "cubin"):
-        v = e.get(k)
-        if isinstance(v, str) and len(v) == 64:
-            return v
-    return None
-
-
-def _variant_name(meta: dict) -> str | None:
-    """The entry's variant name: meta `name`, or `variant` as a name or a Variant dict."""
-    v = meta.get("variant")
-    if isinstance(v, dict):
-        from codegen.spec import Variant
-
-        try:
-            return Variant.from_dict(v).name
-        except ValueError:
-            return repr(v)
-    return v if isinstance(v, str) else meta.get("name")
-
-
-class _Corrupt(Exception):
-    pass
-
-
-def _load_entry(variant: str, entry_dir: Path, expect_sha: str | None) -> CacheEntry:
-    meta_path = entry_dir / "meta.json"
-    cubin_path = entry_dir / "kernel.cubin"
+def _scan(root: Path, v: Variant) -> Checked:
+    vdir = root / v.arch / v.name
     try:
-        meta = _read_json(meta_path)
-        cubin = cubin_path.read_bytes()
-    except (OSError, ValueError) as exc:
-        raise _Corrupt(f"unreadable entry {entry_dir}: {exc}") from None
-    sha = hashlib.sha256(cubin).hexdigest()
-    recorded = (meta.get("files") or {}).get("kernel.cubin")
-    if recorded != sha or (expect_sha is not None and expect_sha != sha):
-        raise _Corrupt(f"corrupt entry {entry_dir}: kernel.cubin sha256 {sha[:12]}.. does not match "
-                       f"the recorded {str(expect_sha or recorded)[:12]}..")
-    held = _variant_name(meta)
-    if held not in (None, variant):
-        raise _Corrupt(f"entry {entry_dir} holds variant {held}, not {variant}")
-    for field in ("symbol", "abi", "launch"):
-        if field not in meta:
-            raise _Corrupt(f"entry {entry_dir}: meta.json lacks {field!r}")
-    return CacheEntry(variant, str(meta.get("key", entry_dir.name)), entry_dir, cubin, sha, meta)
-
-
-def find_entry(root: Path, arch: str, variant: str, command: str) -> CacheEntry:
-    """The valid cache entry of `variant` under `root`; CacheMissError names `command` if none.
-
-    A manifest entry wins over a directory scan; among several valid scanned entries (e.g. from
-    different toolchains) the most recently written meta.json wins.
-    """
-    root = Path(root)
-    problems: list[str] = []
-    mdir = root / "manifests"
-    if mdir.is_dir():
-        for mpath in sorted(mdir.glob("*.json")):
-            try:
-                entries = _manifest_entries(_read_json(mpath))
-            except (OSError, ValueError) as exc:
-                problems.append(f"unreadable manifest {mpath}: {exc}")
-                continue
-            for e in entries:
-                if not isinstance(e, dict) or e.get("variant") != variant or "path" not in e:
-                    continue
-                p = root / e["path"]
-                entry_dir = p.parent if p.suffix == ".cubin" or p.name == "meta.json" else p
-                try:
-                    return _load_entry(variant, entry_dir, _manifest_sha(e))
-                except _Corrupt as exc:
-                    problems.append(str(exc))
-    vdir = root / arch / variant
-    # Hidden dirs are the builder's temp dirs (`.tmp-*`): not entries yet.
-    metas = [p for p in vdir.glob("*/meta.json") if not p.parent.name.startswith(".")] \
-        if vdir.is_dir() else []
-    candidates = sorted(metas, key=lambda p: p.stat().st_mtime, reverse=True)
-    for meta_path in candidates:
+        names = sorted(n for n in os.listdir(vdir) if KEY16.fullmatch(n)) if vdir.is_dir() else []
+    except OSError as e:
+        raise FormatError(vdir, f"unreadable ({e.strerror or e})") from None
+    valid, problems = [], []
+    for name in names:
         try:
-            return _load_entry(variant, meta_path.parent, None)
-        except _Corrupt as exc:
-            problems.append(str(exc))
-    if problems:
-        raise CacheMissError(variant, command, "; ".join(problems) + "; rebuild it")
-    raise CacheMissError(variant, command, f"nothing under {vdir}")
+            valid.append(check_entry(root, v, rel=f"{v.arch}/{v.name}/{name}", hash_all=False))
+        except FormatError as e:
+            problems.append(f"{name}: {e.relative(vdir / name)}")
+    if len(valid) == 1:
+        return valid[0]
+    if valid:
+        raise FormatError(vdir, f"holds {len(valid)} valid entries and no manifest names the variant, "
+                                "so nothing says which is current")
+    raise FormatError(vdir, "; ".join(problems) if problems else "no entry")
+
+
+def _resolve(root: Path, v: Variant, manifest: Path | None) -> Checked:
+    if manifest is not None:
+        m = load_manifest(Path(manifest))
+        outcome = m.outcome(v.name)
+        if outcome is None:
+            raise FormatError(m.path, f"does not name {v.name}")
+        chosen = m, outcome
+    else:
+        chosen = newest_outcome([load_manifest(p) for p in manifest_paths(root)], v.name)
+    if chosen is None:
+        return _scan(root, v)
+    m, outcome = chosen
+    if isinstance(outcome, str):
+        raise FormatError(m.path, f"the newest build of {v.name} failed: {outcome}")
+    try:
+        return check_entry(root, v, outcome.key, rel=outcome.path, cubin_sha=outcome.cubin_sha256,
+                           hash_all=False)
+    except FormatError as e:
+        raise FormatError(m.path, f"names entry {outcome.path}, which is unusable: {e}") from None
+
+
+def find_entry(root: Path, arch: str, variant: str, command: str,
+               manifest: Path | str | None = None) -> CacheEntry:
+    """The cache entry `variant` resolves to under `root` (module docstring); a CacheMissError
+    naming `command`, the file and the problem if there is none. Never another exception."""
+    root = Path(root)
+    try:
+        v = Variant.parse(variant)
+        if v.arch != arch:
+            raise FormatError(root, f"{variant} is not a variant of {arch}")
+        checked = _resolve(root, v, manifest)
+    except SpecError as e:
+        raise CacheMissError(str(variant), command, str(e)) from None
+    except FormatError as e:
+        raise CacheMissError(variant, command, f"{e}; rebuild it") from None
+    meta = checked.meta
+    return CacheEntry(variant, meta["key"], checked.path, checked.cubin, meta["files"]["kernel.cubin"], meta)
