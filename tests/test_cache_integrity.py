@@ -68,8 +68,8 @@ def test_runtime_takes_the_newest_build_not_the_first_manifest(capsys, fake_buil
     build_b(capsys, "2")
     rc, out, err = run(capsys, "list", "--tp", "2", *["--arch", "sm_90a", "--mode", "ar",
                        "--transport", "unicast", "--bn", "128", "--cta-group", "1"])
-    name, status, key16 = out.split()
-    assert (name, status) == (TP2, "cached") and not old.key.startswith(key16)
+    status, key16 = {line.split()[0]: line.split()[1:] for line in out.splitlines()}[TP2]
+    assert status == "cached" and not old.key.startswith(key16)
     assert _find(root).key.startswith(key16)  # was the old entry: first manifest by file name
     assert _find(root, TP4).key != _find(root).key  # tp4 was built once: its only entry
     # back to the old template: the newest build of tp2 now names the old entry again

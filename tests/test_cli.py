@@ -13,6 +13,12 @@ AR8 = "gemm_ar_unicast_sm90a_bn128_cg1_tp8_bf16"
 NONE = "gemm_none_sm90a_bn128_cg1_bf16"
 
 
+@pytest.fixture(autouse=True)
+def _never_the_repo_cache(monkeypatch, tmp_path):
+    """A command that builds by mistake (an argument that became valid) must not fill generated/."""
+    monkeypatch.setenv("CODEGEN_CACHE_DIR", str(tmp_path / "default-cache"))
+
+
 @pytest.fixture
 def fake_build(monkeypatch, tmpl_dir, pkg_dir, tmp_path):
     """Point the CLI at the test templates and the fake compile step; returns the cache root."""
