@@ -1,19 +1,25 @@
 #!/usr/bin/env python3
-"""Multi-GPU benchmark (issue 4): fused GEMM + RS / AR vs torch.mm + NCCL, one process per GPU.
+"""Multi-GPU benchmark: fused GEMM + RS / AR vs the strongest unfused paths, one process per GPU.
 
-    PYTHONPATH=. torchrun --nproc-per-node 8 tools/bench_multi_gpu.py \
-        --json out/bench_tp8.json --png out/bench_tp8.png --md out/bench_tp8.md
+    PYTHONPATH=. torchrun --nproc-per-node 2 tools/bench_multi_gpu.py \
+        --json out/bench_tp2.json --png out/bench_tp2.png --md out/bench_tp2.md [--tune-out generated]
 
-Per (mode, K, M), all in one run (NCCL with NVLS off, as on our machines):
-  T_fused  the fused kernel (GemmRsAr over SymmMemGroup, unicast transport)
-  T_base   torch.mm into a bf16 buffer, then dist.all_reduce (AR) or dist.reduce_scatter_tensor
-           (RS, M padded with zero rows to a multiple of tp)
-  T_gemm   the torch.mm alone;  T_coll  the collective alone (same buffer)
-  bound    (T_gemm + T_coll) / max(T_gemm, T_coll): the speed-up perfect overlap could give
-  frac     max(T_gemm, T_coll) / T_fused: how close fused gets to that bound (1.0 = reached)
+Per (mode, K, M), all in one run (NCCL with NVLS off, symmetric memory without multicast):
+  gemm      torch.mm alone
+  unfused   every baseline of tools/baselines.py (AR: torch.mm + NCCL all_reduce, + symm-mem
+            two-shot, + symm-mem one-shot; RS: torch.mm + NCCL reduce_scatter_tensor, + symm-mem
+            reduce_scatter_out); the best one and which; a failing baseline is recorded, skipped
+  fused     GemmRsAr over SymmMemGroup (unicast), dispatching (or --schedule/--bn/--cta-group);
+            when its variant is not in the cache it falls back to the tile schedule and says so
+  vs best   best unfused / fused (> 1: fused wins)
+With --tune-out DIR, every candidate (codegen.runtime.tuning.candidates: tile BN 128/256 x CTA
+group 1/2, swapab at its token tile) is timed too; the fastest per M is 'tuned', and rank 0
+writes one tuning table per (mode, K) to DIR/tuning/ (DIR is a cache root, e.g. generated).
+A candidate whose construction or prepare raises CacheMissError / InputError is skipped with
+the reason. A result off by more than baselines.MAX_RELERR is recorded as wrong and skipped.
 Timing: `--iters` calls captured in one CUDA graph, `--warmup` replays, median of `--replays`
 replays / iters, per rank; the reported time is the slowest rank's (all_reduce MAX).
-Crossover M per (mode, K): the smallest M from which fused is never slower than T_base.
+Crossover M per (mode, K): the smallest M from which fused is never slower than the best.
 
 Not a test: it asserts nothing about speed. It refuses to run when the environment enables
 multicast (see codegen/runtime/symm_env.py) unless --allow-multicast (never on our machines).
@@ -21,17 +27,24 @@ multicast (see codegen/runtime/symm_env.py) unless --allow-multicast (never on o
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
 import os
+import shlex
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from graph_timing import graph_time_us  # noqa: E402  (tools/ is the script's directory)
+from baselines import BASELINES, MAX_RELERR, Unfused, relerr  # noqa: E402  (tools/ is the script's directory)
+from bench_report import crossovers, markdown_table, plot_png, summarize, text_line, tuning_rows  # noqa: E402
+from graph_timing import graph_time_us  # noqa: E402
 
-MS = [1 << i for i in range(4, 16)]  # 16 .. 32768
+from codegen.runtime.tuning import candidates, table_path, write_table  # noqa: E402
+
+MS = [16, 32, 64, 128, 256, 512, 2048, 8192]  # decode sizes, then two for context
 KS = [768, 1536, 2304]
+INF = float("inf")  # a failed time: all_reduce MAX keeps it failed on every rank
 
 
 def _ints(text: str) -> list[int]:
@@ -46,8 +59,13 @@ def parse_args(argv=None):
     ap.add_argument("--ms", type=_ints, default=MS)
     ap.add_argument("--ks", type=_ints, default=KS, help="K per rank")
     ap.add_argument("--n", type=int, default=7168)
+    ap.add_argument("--schedule", choices=["tile", "swapab"], default=None,
+                    help="fix the schedule of the 'fused' column (default: dispatch)")
     ap.add_argument("--bn", type=int, default=None, help="fix BN (default: dispatch)")
     ap.add_argument("--cta-group", type=int, default=None, help="fix the CTA group (default: dispatch)")
+    ap.add_argument("--baselines", default=None, help="comma list (default: all of tools/baselines.py)")
+    ap.add_argument("--tune-out", type=Path, default=None, metavar="DIR",
+                    help="sweep every fused candidate; write DIR/tuning/<arch>_<mode>_tp<tp>_n<N>_k<K>.json")
     ap.add_argument("--iters", type=int, default=10, help="calls per captured graph")
     ap.add_argument("--replays", type=int, default=50, help="timed replays (median taken)")
     ap.add_argument("--warmup", type=int, default=5, help="untimed replays")
@@ -58,207 +76,250 @@ def parse_args(argv=None):
     ap.add_argument("--png", type=Path, default=None)
     ap.add_argument("--md", type=Path, default=None, help="write the table as Markdown")
     ap.add_argument("--allow-multicast", action="store_true", help=ALLOW_FLAG_HELP)
-    return ap.parse_args(argv)
-
-
-def overlap_metrics(t_gemm: float, t_coll: float, t_base: float, t_fused: float) -> dict:
-    """The bound (T_gemm + T_coll) / max(...), fused's fraction of it, and the speed-up."""
-    bound_time = max(t_gemm, t_coll)
-    return {"bound_ratio": (t_gemm + t_coll) / bound_time, "bound_us": bound_time,
-            "frac_of_bound": bound_time / t_fused, "speedup": t_base / t_fused}
-
-
-def crossover_m(points: list[tuple[int, float]]) -> int | None:
-    """Smallest M from which fused is never slower (speed-up >= 1 for it and every larger M);
-    `points` = [(M, speedup)]. None when fused loses at the largest M."""
-    best = None
-    for M, s in sorted(points, reverse=True):
-        if s < 1.0:
-            break
-        best = M
-    return best
+    args = ap.parse_args(argv)
+    args.baselines = args.baselines.split(",") if args.baselines else None
+    unknown = set(args.baselines or ()) - {n for names in BASELINES.values() for n in names}
+    if unknown:
+        ap.error(f"--baselines: unknown {', '.join(sorted(unknown))}; known: {BASELINES}")
+    return args
 
 
 def main(argv=None) -> int:
     args = parse_args(argv)
     from codegen.runtime.symm_env import run_torchrun
 
-    return run_torchrun(lambda torch, dist, device: _bench(args, torch, dist, device),
+    return run_torchrun(lambda torch, dist, device: Bench(args, torch, dist, device).run(),
                         args.allow_multicast, None)
 
 
-def _bench(args, torch, dist, device) -> int:
-    from codegen.runtime import GemmRsAr
-    from codegen.contract import chunk as chunk_of
-    from codegen.runtime.symm_group import SymmMemGroup
+class FusedOps:
+    """The fused ops of one (mode, K), one per (schedule, bn, cta_group), made on first use.
+    A GemmRsAr without the `schedule=` keyword runs the tile schedule only."""
 
-    rank, tp, N = dist.get_rank(), dist.get_world_size(), args.n
-    props = torch.cuda.get_device_properties(device)
-    say = (lambda s: print(s, flush=True)) if rank == 0 else (lambda s: None)
-    say(f"tp={tp} {props.name} {props.multi_processor_count} SMs torch {torch.__version__} "
-        f"NCCL {torch.cuda.nccl.version()} N={N} iters={args.iters} "
-        f"replays={args.replays}; NCCL_NVLS_ENABLE={os.environ.get('NCCL_NVLS_ENABLE')}")
-    header = (f"{'tp':>2} {'mode':>4} {'K':>5} {'M':>6} {'gemm':>8} {'coll':>8} {'base':>8} "
-              f"{'fused':>8} {'speedup':>7} {'bound':>5} {'frac':>5} {'relerr':>7}  variant")
-    rows, t_start = [], time.time()
+    def __init__(self, bench, K: int):
+        from codegen.runtime import GemmRsAr
 
-    def rand(shape):
-        return (torch.randn(shape, device=device) * 0.1).to(torch.bfloat16)
+        self.b, self.K, self.cls, self.ops = bench, K, GemmRsAr, {}
+        self.has_schedule = "schedule" in inspect.signature(GemmRsAr.__init__).parameters
 
-    def slowest(values: list[float]) -> list[float]:
-        t = torch.tensor(values, dtype=torch.float64, device=device)
-        dist.all_reduce(t, op=dist.ReduceOp.MAX)
+    def get(self, M: int, schedule, bn, cg):
+        """The op, with the variant of M loaded; CacheMissError / InputError when it cannot be."""
+        from codegen.runtime import InputError
+
+        key = (schedule, bn, cg)
+        if key not in self.ops:
+            kw = {"bn": bn, "cta_group": cg, "timeout_ms": self.b.args.timeout_ms}
+            if self.has_schedule:
+                kw["schedule"] = schedule
+            elif schedule == "swapab":
+                raise InputError("this GemmRsAr has no schedule= keyword (no swapab schedule)")
+            b = self.b
+            self.ops[key] = self.cls(b.max_M, b.N, self.K, b.mode, b.group, **kw)
+        op = self.ops[key]
+        op.prepare([M])
+        return op
+
+
+class Bench:
+    def __init__(self, args, torch, dist, device):
+        self.args, self.torch, self.dist, self.device = args, torch, dist, device
+        self.rank, self.tp, self.N = dist.get_rank(), dist.get_world_size(), args.n
+        self.max_M = max(args.ms)
+
+    def say(self, text: str) -> None:
+        if self.rank == 0:
+            print(text, flush=True)
+
+    # ---- collective helpers -----------------------------------------------------------------
+    def agree(self, err: str | None) -> str | None:
+        """Every rank's error joined ('rank r: ...'), or None when no rank had one."""
+        errs: list = [None] * self.tp
+        self.dist.all_gather_object(errs, err)
+        bad = [f"rank {r}: {e}" for r, e in enumerate(errs) if e]
+        return " | ".join(bad) if bad else None
+
+    def slowest(self, values: list[float]) -> list[float]:
+        t = self.torch.tensor(values, dtype=self.torch.float64, device=self.device)
+        self.dist.all_reduce(t, op=self.dist.ReduceOp.MAX)
         return t.tolist()
 
-    max_M = max(args.ms)
-    for mode in args.modes.split(","):
-        group = SymmMemGroup(max_M, N, mode, sm_margin=args.sm_margin,
-                             allow_multicast=args.allow_multicast, backend=args.symm_backend)
-        say(f"\n{mode}: symm backend {group.symm_backend}, multicast {group.multicast_note}")
-        say(header)
-        for K in args.ks:
-            op = GemmRsAr(max_M, N, K, mode, group, bn=args.bn, cta_group=args.cta_group,
-                          timeout_ms=args.timeout_ms)
-            w = rand((N, K))
-            for M in args.ms:
-                row = {"tp": tp, "mode": mode, "K": K, "M": M, "N": N}
-                err = None
-                try:
-                    x = rand((M, K))
-                    rows_p = chunk_of(M, tp) * tp if mode == "rs" else M
-                    part = torch.zeros(rows_p, N, dtype=torch.bfloat16, device=device)  # pad rows 0
-                    part_m = part[:M]
-                    out_rs = torch.empty(chunk_of(M, tp), N, dtype=torch.bfloat16, device=device)
-                    out_f = torch.empty(op.out_shape(M), dtype=torch.bfloat16, device=device)
+    def step(self, fn):
+        """fn() on every rank: (its result, None), or (None, every rank's error) if any failed."""
+        try:
+            res, err = fn(), None
+        except Exception as exc:  # noqa: BLE001 - recorded; the run goes on
+            res, err = None, f"{type(exc).__name__}: {exc}"
+        err = self.agree(err)
+        return (None, err) if err else (res, None)
 
-                    def gemm():
-                        torch.mm(x, w.t(), out=part_m)
+    def timed(self, fn) -> float:
+        self.dist.barrier(device_ids=[self.device.index])
+        a = self.args
+        return graph_time_us(fn, a.iters, a.replays, a.warmup)
 
-                    def coll():
-                        if mode == "ar":
-                            dist.all_reduce(part)
-                        else:
-                            dist.reduce_scatter_tensor(out_rs, part)
+    def result(self, fn, ref, sync=None):
+        """A copy of `fn()`'s result (eager, synced); ValueError if it is off from `ref`."""
+        out = fn()
+        (sync or (lambda: self.torch.cuda.synchronize(self.device)))()
+        err = relerr(out, ref) if ref is not None else None
+        if err is not None and err > MAX_RELERR:
+            raise ValueError(f"wrong result: relerr {err:.2e} against the first baseline")
+        return out.clone(), err
 
-                    def base():
-                        gemm()
-                        coll()
+    # ---- one (mode, K, M) ---------------------------------------------------------------------
+    def measure_baselines(self, row: dict, x, w, M: int):
+        """Time and check every baseline; returns the reference (the first one's result)."""
+        calls, why = self.unfused.calls(x, w, M)
+        ref, times, names = None, {}, self.unfused.names
+        for name in names:
+            err = self.agree(why.get(name))  # a set-up failure on any rank: no rank runs it
+            if not err:
+                times[name], err = self.step(lambda: self.timed(calls[name]))
+            if not err:
+                res, err = self.step(lambda: self.result(calls[name], ref))
+            if err:
+                why[name] = err
+            elif ref is None:
+                ref = res[0]
+        slow = self.slowest([times[n] if n not in why else INF for n in names])
+        row["baselines"] = {n: (None if t == INF else t) for n, t in zip(names, slow)}
+        row["baseline_errors"] = why
+        return ref
 
-                    def fused():
-                        op(rank, x, w, out=out_f)
+    def measure_fused(self, M: int, x, w, ref, schedule, bn, cg) -> dict:
+        """Build, time and check one fused configuration on every rank: {us, relerr, variant,
+        bn, cta_group, grid} or {skipped: why}. A construction or prepare error (CacheMissError,
+        InputError: e.g. the variant is not in the cache) skips it."""
+        op, err = self.step(lambda: self.ops.get(M, schedule, bn, cg))
+        if err:
+            return {"skipped": err}
+        out = self.torch.empty(op.out_shape(M), dtype=self.torch.bfloat16, device=self.device)
+        call = lambda: op(self.rank, x, w, out=out)  # noqa: E731
+        us, err = self.step(lambda: (self.timed(call), op.synchronize())[0])
+        if not err:
+            res, err = self.step(lambda: self.result(call, ref, op.synchronize))
+        if err:
+            _, why = self.step(lambda: (op.reset_errors(), self.group.reset_state()))
+            return {"skipped": err + (f"; then the reset failed: {why}" if why else "")}
+        return {"us": self.slowest([us])[0], "relerr": res[1], **op.last_launch[self.rank]}
 
-                    times = {}
-                    for name, fn in (("gemm", gemm), ("coll", coll), ("base", base), ("fused", fused)):
-                        dist.barrier(device_ids=[device.index])
-                        times[name] = graph_time_us(fn, args.iters, args.replays, args.warmup)
-                    op.synchronize()  # a kernel time-out surfaces here, as this row's error
-                    # sanity: fused vs the baseline's result (eager, fresh)
-                    base()
-                    fused()
-                    op.synchronize()
-                    ref = (part_m if mode == "ar" else out_rs).float()
-                    relerr = float((out_f.float() - ref).norm() / ref.norm().clamp_min(1e-30))
-                    t_gemm, t_coll, t_base, t_fused = slowest(
-                        [times["gemm"], times["coll"], times["base"], times["fused"]])
-                    row.update(gemm_us=t_gemm, coll_us=t_coll, base_us=t_base, fused_us=t_fused,
-                               relerr=relerr, **overlap_metrics(t_gemm, t_coll, t_base, t_fused),
-                               **op.last_launch[rank])
-                except Exception as exc:  # noqa: BLE001 - one bad row must not end the run
-                    err = f"{type(exc).__name__}: {exc}"
-                errs: list = [None] * tp
-                dist.all_gather_object(errs, err)
-                bad = [f"rank {r}: {e}" for r, e in enumerate(errs) if e]
-                if bad:
-                    row["error"] = " | ".join(bad)
-                    say(f"{tp:>2} {mode:>4} {K:>5} {M:>6}  ERROR {row['error'][:300]}")
-                    op.reset_errors()
-                    group.reset_state()
-                else:
-                    say(f"{tp:>2} {mode:>4} {K:>5} {M:>6} {row['gemm_us']:>8.1f} {row['coll_us']:>8.1f} "
-                        f"{row['base_us']:>8.1f} {row['fused_us']:>8.1f} {row['speedup']:>7.2f} "
-                        f"{row['bound_ratio']:>5.2f} {row['frac_of_bound']:>5.2f} {row['relerr']:>7.1e}  "
-                        f"{row['variant']} grid={row['grid']}")
-                rows.append(row)
-        op = group = None  # drop the symmetric buffers before the next mode allocates
-        torch.cuda.synchronize(device)
-        torch.cuda.empty_cache()
+    def measure(self, K: int, M: int, w) -> dict:
+        row = {"tp": self.tp, "mode": self.mode, "K": K, "M": M, "N": self.N}
+        x = (self.torch.randn((M, K), device=self.device) * 0.1).to(self.torch.bfloat16)
+        mm_out = self.torch.empty(M, self.N, dtype=self.torch.bfloat16, device=self.device)
+        t, _ = self.step(lambda: self.timed(lambda: self.torch.mm(x, w.t(), out=mm_out)))
+        t = self.slowest([INF if t is None else t])[0]
+        row["gemm_us"] = None if t == INF else t
+        ref = self.measure_baselines(row, x, w, M)
+        a = self.args
+        fused = self.measure_fused(M, x, w, ref, a.schedule, a.bn, a.cta_group)
+        if "skipped" in fused and a.schedule != "tile":
+            note = f"{fused['skipped']}; fell back to the tile schedule"
+            fused = {**self.measure_fused(M, x, w, ref, "tile", a.bn, a.cta_group), "fused_note": note}
+            self.say(f"  M={M}: {note}")
+        if "skipped" in fused:
+            row["error"] = fused.pop("skipped")
+        row["fused_us"], row["fused_relerr"] = fused.pop("us", None), fused.pop("relerr", None)
+        row.update(fused)
+        if a.tune_out is not None:
+            row["candidates"] = [{**self.measure_fused(M, x, w, ref, s, bn, cg),
+                                  "schedule": s, "bn": bn, "cta_group": cg}
+                                 for s, bn, cg in candidates(M, self.N)]
+            for c in row["candidates"]:
+                if c.get("skipped") and c["schedule"] == "swapab":
+                    self.say(f"  M={M}: swapab bn{c['bn']} skipped ({c['skipped'][:200]}); "
+                             f"the tile schedule stands in")
+        return summarize(row)
 
-    crossovers = []
-    for mode in args.modes.split(","):
-        for K in args.ks:
-            pts = [(r["M"], r["speedup"]) for r in rows
-                   if r["mode"] == mode and r["K"] == K and "speedup" in r]
-            crossovers.append({"tp": tp, "mode": mode, "K": K, "crossover_M": crossover_m(pts)})
-    say("\ncrossover M (smallest M from which fused is never slower than torch.mm + NCCL):")
-    for c in crossovers:
-        say(f"  tp={tp} {c['mode']} K={c['K']}: {c['crossover_M']}")
-    say(f"{len(rows)} rows in {time.time() - t_start:.0f} s")
-    if rank == 0:
-        meta = {"tp": tp, "device": props.name, "sms": props.multi_processor_count,
-                "torch": torch.__version__, "iters": args.iters, "replays": args.replays,
+    # ---- the run ------------------------------------------------------------------------------
+    def run(self) -> int:
+        from codegen.runtime.symm_group import SymmMemGroup
+
+        torch, a = self.torch, self.args
+        self.props = torch.cuda.get_device_properties(self.device)
+        self.say(f"tp={self.tp} {self.props.name} {self.props.multi_processor_count} SMs torch "
+                 f"{torch.__version__} NCCL {torch.cuda.nccl.version()} N={self.N} iters={a.iters} "
+                 f"replays={a.replays}; NCCL_NVLS_ENABLE={os.environ.get('NCCL_NVLS_ENABLE')}")
+        rows, t_start = [], time.time()
+        for mode in a.modes.split(","):
+            self.mode = mode
+            self.group = SymmMemGroup(self.max_M, self.N, mode, sm_margin=a.sm_margin,
+                                      allow_multicast=a.allow_multicast, backend=a.symm_backend)
+            self.unfused = Unfused(torch, self.dist, self.device, mode, self.max_M, self.N, a.baselines)
+            self.say(f"\n{mode}: symm backend {self.group.symm_backend}, multicast "
+                     f"{self.group.multicast_note}; baselines {', '.join(self.unfused.names)}"
+                     + (f" ({self.unfused.symm_error})" if self.unfused.symm_error else ""))
+            self.say(text_line())
+            for K in a.ks:
+                self.ops = FusedOps(self, K)
+                w = (torch.randn((self.N, K), device=self.device) * 0.1).to(torch.bfloat16)
+                for M in a.ms:
+                    rows.append(self.measure(K, M, w))
+                    self.say(text_line(rows[-1]))
+            self.ops = self.group = self.unfused = None  # free symmetric memory before the next mode
+            torch.cuda.synchronize(self.device)
+            torch.cuda.empty_cache()
+        cross = crossovers(rows, self.tp)
+        self.say("\ncrossover M (smallest M from which fused is never slower than the best unfused):")
+        for c in cross:
+            self.say(f"  tp={self.tp} {c['mode']} K={c['K']}: dispatch {c['crossover_M']}, "
+                     f"tuned {c['tuned_crossover_M']}")
+        self.say(f"{len(rows)} rows in {time.time() - t_start:.0f} s")
+        if self.rank == 0:
+            self.write_outputs(rows, cross)
+        return 0 if not any("error" in r for r in rows) else 1
+
+    def write_outputs(self, rows: list[dict], cross: list[dict]) -> None:
+        a, torch = self.args, self.torch
+        meta = {"tp": self.tp, "N": self.N, "device": self.props.name,
+                "sms": self.props.multi_processor_count, "torch": torch.__version__,
+                "iters": a.iters, "replays": a.replays,
                 "nccl_nvls_enable": os.environ.get("NCCL_NVLS_ENABLE")}
-        if args.json:
-            args.json.parent.mkdir(parents=True, exist_ok=True)
-            args.json.write_text(json.dumps({**meta, "rows": rows, "crossovers": crossovers}, indent=1))
-            print(f"wrote {args.json}")
-        if args.md:
-            args.md.parent.mkdir(parents=True, exist_ok=True)
-            args.md.write_text(markdown_table(rows, crossovers, meta))
-            print(f"wrote {args.md}")
-        if args.png:
-            plot_png(rows, args.png, meta)
-    return 0 if not any("error" in r for r in rows) else 1
+        if a.json:
+            a.json.parent.mkdir(parents=True, exist_ok=True)
+            a.json.write_text(json.dumps({**meta, "rows": rows, "crossovers": cross}, indent=1))
+            print(f"wrote {a.json}")
+        if a.md:
+            a.md.parent.mkdir(parents=True, exist_ok=True)
+            a.md.write_text(markdown_table(rows, cross, meta))
+            print(f"wrote {a.md}")
+        if a.png:
+            plot_png(rows, a.png, meta)
+        if a.tune_out is not None:
+            write_tables(a.tune_out, rows, arch=arch_of(torch, self.device), tp=self.tp, N=self.N,
+                         device=self.props.name, command=command_line(self.tp))
 
 
-def markdown_table(rows: list[dict], crossovers: list[dict], meta: dict) -> str:
-    """The rows and crossovers as Markdown (for BENCHMARKS.md)."""
-    out = [f"TP{meta['tp']}, {meta['device']}, torch {meta['torch']}, NCCL NVLS off; µs, "
-           f"slowest rank, median of {meta['replays']} graph replays of {meta['iters']} calls.", "",
-           "| mode | K | M | torch.mm | NCCL | mm+NCCL | fused | speed-up | bound | frac of bound |",
-           "|---|---|---|---|---|---|---|---|---|---|"]
-    for r in rows:
-        if "error" in r:
-            out.append(f"| {r['mode']} | {r['K']} | {r['M']} | error | | | | | | |")
+def arch_of(torch, device) -> str:
+    from codegen.contract import ARCH_OF_CAPABILITY
+
+    return ARCH_OF_CAPABILITY.get(torch.cuda.get_device_capability(device), "unknown")
+
+
+def command_line(tp: int) -> str:
+    argv = " ".join(shlex.quote(v) for v in sys.argv[1:])
+    return f"torchrun --nproc-per-node {tp} tools/bench_multi_gpu.py {argv}".strip()
+
+
+def write_tables(root: Path, rows: list[dict], *, arch: str, tp: int, N: int, device: str,
+                 command: str) -> list[Path]:
+    """One tuning table per (mode, K) with a swept row; a table that cannot be written is said."""
+    written = []
+    for mode, K in dict.fromkeys((r["mode"], r["K"]) for r in rows):
+        trows = tuning_rows(rows, mode, K)
+        path = table_path(root, arch, mode, tp, N, K)
+        if not trows:
+            print(f"no tuning table for {mode} K={K}: no M with both a fused and an unfused time")
             continue
-        out.append(f"| {r['mode']} | {r['K']} | {r['M']} | {r['gemm_us']:.1f} | {r['coll_us']:.1f} | "
-                   f"{r['base_us']:.1f} | {r['fused_us']:.1f} | {r['speedup']:.2f} | "
-                   f"{r['bound_ratio']:.2f} | {r['frac_of_bound']:.2f} |")
-    out += ["", "| mode | K | crossover M |", "|---|---|---|"]
-    out += [f"| {c['mode']} | {c['K']} | {c['crossover_M']} |" for c in crossovers]
-    return "\n".join(out) + "\n"
-
-
-def plot_png(rows: list[dict], path: Path, meta: dict) -> None:
-    """Speed-up and fraction of the overlap bound vs M, one column per mode (matplotlib, lazy)."""
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        print("matplotlib is not installed: no PNG", file=sys.stderr)
-        return
-    modes = sorted({r["mode"] for r in rows})
-    fig, axes = plt.subplots(2, len(modes), figsize=(6 * len(modes), 8), squeeze=False)
-    for j, mode in enumerate(modes):
-        for K in sorted({r["K"] for r in rows if r["mode"] == mode}):
-            pts = [r for r in rows if r["mode"] == mode and r["K"] == K and "speedup" in r]
-            ms = [r["M"] for r in pts]
-            axes[0][j].plot(ms, [r["speedup"] for r in pts], marker="o", label=f"K={K}")
-            axes[1][j].plot(ms, [r["frac_of_bound"] for r in pts], marker="o", label=f"K={K}")
-        for i, ylabel in enumerate(("speed-up vs torch.mm + NCCL", "fraction of overlap bound")):
-            ax = axes[i][j]
-            ax.set_xscale("log", base=2)
-            ax.axhline(1.0 if i == 0 else 0.9, color="grey", linestyle="--", linewidth=1)
-            ax.set_xlabel("M")
-            ax.set_ylabel(ylabel)
-            ax.set_title(f"TP{meta['tp']} {mode.upper()}, N=7168")
-            ax.grid(True, which="both", alpha=0.3)
-            ax.legend()
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=120)
-    print(f"wrote {path}")
+        try:
+            write_table(path, arch=arch, mode=mode, tp=tp, N=N, K=K, rows=trows, device=device,
+                        command=command)
+        except (ValueError, OSError) as exc:
+            print(f"tuning table {path} not written: {exc}", file=sys.stderr)
+            continue
+        written.append(path)
+        print(f"wrote {path}")
+    return written
 
 
 if __name__ == "__main__":

@@ -1,0 +1,261 @@
+"""tools/bench_multi_gpu.py and its helpers, as far as a CPU can run them: argument parsing, the
+best baseline, fitting the symm-mem schema, rows, tuning tables, and one (mode, K, M) measured
+end to end against a single-rank fake of torch.distributed and a fake fused op (no GPU)."""
+from __future__ import annotations
+
+import itertools
+import math
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+import torch
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+
+import baselines  # noqa: E402
+import bench_multi_gpu as bench  # noqa: E402
+import bench_report as report  # noqa: E402
+
+from codegen.runtime.errors import CacheMissError, InputError  # noqa: E402
+from codegen.runtime.tuning import find_table  # noqa: E402
+
+
+# ---- arguments ---------------------------------------------------------------------------------
+def test_defaults():
+    a = bench.parse_args([])
+    assert a.ms == [16, 32, 64, 128, 256, 512, 2048, 8192] and a.ks == [768, 1536, 2304]
+    assert (a.n, a.modes, a.schedule, a.bn, a.cta_group) == (7168, "rs,ar", None, None, None)
+    assert a.tune_out is None and a.baselines is None and not a.allow_multicast
+
+
+def test_options():
+    a = bench.parse_args(["--ms", "16,32", "--ks", "768", "--modes", "ar", "--schedule", "swapab",
+                          "--tune-out", "generated", "--baselines", "nccl,symm_two_shot"])
+    assert (a.ms, a.ks, a.modes, a.schedule) == ([16, 32], [768], "ar", "swapab")
+    assert a.tune_out == Path("generated") and a.baselines == ["nccl", "symm_two_shot"]
+    for bad in (["--schedule", "fast"], ["--baselines", "nccl,gloo"]):
+        with pytest.raises(SystemExit):
+            bench.parse_args(bad)
+
+
+# ---- baselines ---------------------------------------------------------------------------------
+@pytest.mark.parametrize("times,expected", [
+    ({"nccl": 19.0, "symm_two_shot": 15.0, "symm_one_shot": None}, ("symm_two_shot", 15.0)),
+    ({"nccl": 19.0, "symm_rs": math.inf}, ("nccl", 19.0)),
+    ({"nccl": math.nan, "symm_rs": 12.0}, ("symm_rs", 12.0)),
+    ({"nccl": None}, (None, None)),
+    ({}, (None, None)),
+])
+def test_best_baseline(times, expected):
+    assert baselines.best_baseline(times) == expected
+
+
+def test_fit_schema_to_the_real_reduce_scatter_out():
+    schema = torch.ops.symm_mem.reduce_scatter_out.default._schema
+    vals = {"input": "IN", "group_name": "0", "split_last_dim": False, "output": "OUT",
+            "reduce_op": "sum"}
+    assert baselines.fit_schema(schema, vals) == (["IN", "0", False, "OUT"], {})
+
+
+def _arg(name, default=None, kwarg_only=False):
+    return SimpleNamespace(name=name, type="T", kwarg_only=kwarg_only,
+                           has_default_value=lambda: default is not None)
+
+
+def test_fit_schema_defaults_and_keywords():
+    schema = SimpleNamespace(name="op", arguments=[_arg("input"), _arg("reduce_op", "sum"),
+                                                   _arg("group_name"), _arg("tag", 1, True)])
+    assert baselines.fit_schema(schema, {"input": 1, "group_name": "g", "tag": 2}) == \
+        ([1], {"group_name": "g", "tag": 2})
+    with pytest.raises(ValueError, match="needs argument 'group_name'"):
+        baselines.fit_schema(schema, {"input": 1})
+
+
+# ---- rows, tables ------------------------------------------------------------------------------
+def _row(M, base, fused, cands=(), mode="ar", K=768):
+    row = {"tp": 2, "mode": mode, "K": K, "M": M, "N": 7168, "gemm_us": 5.0,
+           "baselines": base, "baseline_errors": {}, "fused_us": fused, "variant": "v"}
+    if cands:
+        row["candidates"] = [dict(c) for c in cands]
+    return report.summarize(row)
+
+
+CANDS = [{"schedule": "tile", "bn": 128, "cta_group": 1, "us": 20.0},
+         {"schedule": "tile", "bn": 256, "cta_group": 2, "skipped": "CacheMissError: ..."},
+         {"schedule": "swapab", "bn": 16, "cta_group": 1, "us": 9.0}]
+
+
+def test_summarize_picks_best_baseline_and_candidate():
+    r = _row(16, {"nccl": 19.0, "symm_two_shot": 15.0, "symm_one_shot": None}, 30.0, CANDS)
+    assert (r["best_unfused"], r["best_unfused_us"], r["speedup"]) == ("symm_two_shot", 15.0, 0.5)
+    assert r["tuned"] == {"schedule": "swapab", "bn": 16, "cta_group": 1, "us": 9.0}
+    assert r["tuned_speedup"] == pytest.approx(15.0 / 9.0)
+    r = _row(16, {"nccl": None}, None, [{**CANDS[0], "us": math.inf}])
+    assert r["best_unfused"] is None and r["speedup"] is None and r["tuned"] is None
+
+
+def test_tuning_rows_and_tables(tmp_path):
+    rows = [_row(16, {"nccl": 19.0}, 30.0, CANDS), _row(64, {"nccl": 25.0}, 20.0, CANDS[:1]),
+            _row(128, {"nccl": None}, 20.0, CANDS),                 # no baseline: left out
+            _row(16, {"nccl": 19.0}, 30.0, CANDS, mode="rs"), _row(16, {"nccl": 9.0}, 10.0)]
+    assert report.tuning_rows(rows, "ar", 768) == [
+        {"M": 16, "schedule": "swapab", "bn": 16, "cta_group": 1, "fused_us": 9.0,
+         "best_unfused_us": 19.0, "best_unfused": "nccl"},
+        {"M": 64, "schedule": "tile", "bn": 128, "cta_group": 1, "fused_us": 20.0,
+         "best_unfused_us": 25.0, "best_unfused": "nccl"}]
+    written = bench.write_tables(tmp_path, rows, arch="sm_90a", tp=2, N=7168, device="H200",
+                                 command="torchrun x")
+    assert [p.name for p in written] == ["sm_90a_ar_tp2_n7168_k768.json", "sm_90a_rs_tp2_n7168_k768.json"]
+    t = find_table(tmp_path, "sm_90a", "ar", 2, 7168, 768)
+    assert t.ms == (16, 64) and t.crossover_m == 16 and t.choice(1) == ("swapab", 16, 1)
+    assert t.command == "torchrun x" and t.device == "H200"
+    cross = report.crossovers(rows, 2)
+    assert cross[0] == {"tp": 2, "mode": "ar", "K": 768, "crossover_M": 64, "tuned_crossover_M": 16}
+
+
+def test_text_and_markdown():
+    rows = [_row(16, {"nccl": 19.0, "symm_two_shot": 15.0}, 30.0, CANDS),
+            {**_row(32, {"nccl": 19.0}, None), "error": "rank 0: CacheMissError: x | rank 1: y"}]
+    assert "mode" in report.text_line() and "swapab bn16 cg1" in report.text_line(rows[0])
+    md = report.markdown_table(rows, report.crossovers(rows, 2),
+                               {"tp": 2, "device": "H200", "torch": "2.x", "iters": 10, "replays": 50})
+    assert "nccl=19.0 symm_two_shot=15.0" in md and "15.0 (symm_two_shot)" in md and "0.50x" in md
+    assert "error: rank 0: CacheMissError: x / rank 1: y" in md
+
+
+# ---- one (mode, K, M) end to end on fakes ---------------------------------------------------------
+class FakeDist:
+    """torch.distributed for one rank on the CPU."""
+    ReduceOp = SimpleNamespace(MAX="max")
+    group = SimpleNamespace(WORLD=SimpleNamespace(group_name="0"))
+
+    def get_rank(self):
+        return 0
+
+    def get_world_size(self):
+        return 1
+
+    def all_gather_object(self, out, obj):
+        out[0] = obj
+
+    def all_reduce(self, t, op=None):
+        pass
+
+    def reduce_scatter_tensor(self, out, inp):
+        out.copy_(inp)
+
+    def barrier(self, device_ids=None):
+        pass
+
+
+class FakeOp:
+    """A fused op that is torch.mm; swapab (and, with `dispatch_missing`, dispatch) is not cached."""
+    dispatch_missing = False
+
+    def __init__(self, max_M, N, K, mode, group, bn=None, cta_group=None, timeout_ms=None,
+                 schedule=None):
+        self.N, self.schedule, self.bn, self.cg = N, schedule, bn, cta_group
+        self.last_launch = {}
+
+    def prepare(self, Ms):
+        if self.schedule == "swapab" or (self.schedule is None and self.dispatch_missing):
+            raise CacheMissError("gemm_ar_swapab", "codegen build --tp 1")
+        if self.bn == 256 and self.cg == 2:
+            raise InputError("bn 256 x cg 2 refused")
+
+    def out_shape(self, M):
+        return (M, self.N)
+
+    def __call__(self, rank, x, w, out):
+        torch.mm(x, w.t(), out=out)
+        self.last_launch[rank] = {"variant": f"{self.schedule}_{self.bn}_{self.cg}", "bn": self.bn,
+                                  "cta_group": self.cg, "grid": 1}
+        return out
+
+    synchronize = reset_errors = lambda self: None
+
+
+@pytest.fixture
+def fake_bench(monkeypatch, tmp_path):
+    monkeypatch.setattr(torch.cuda, "synchronize", lambda *a: None)
+    monkeypatch.setattr(bench.FusedOps, "__init__", lambda self, b, K: (
+        setattr(self, "b", b), setattr(self, "K", K), setattr(self, "cls", FakeOp),
+        setattr(self, "ops", {}), setattr(self, "has_schedule", True)) and None)
+    args = bench.parse_args(["--ms", "16", "--ks", "64", "--n", "256", "--modes", "ar",
+                             "--tune-out", str(tmp_path)])
+    b = bench.Bench(args, torch, FakeDist(), torch.device("cpu"))
+    b.mode, b.group = "ar", SimpleNamespace(reset_state=lambda: None)
+    b.unfused = baselines.Unfused(torch, b.dist, b.device, "ar", b.max_M, b.N)
+    b.unfused.flat, b.unfused.symm_error = None, "symmetric buffer: no CUDA"
+    clock = itertools.count(start=10)
+    monkeypatch.setattr(b, "timed", lambda fn: (fn(), float(next(clock)))[1])
+    b.ops = bench.FusedOps(b, 64)
+    return b
+
+
+def test_measure_on_fakes(fake_bench):
+    w = (torch.randn(256, 64) * 0.1).to(torch.bfloat16)
+    r = fake_bench.measure(64, 16, w)
+    assert r["gemm_us"] == 10.0 and r["baselines"] == {"nccl": 11.0, "symm_two_shot": None,
+                                                        "symm_one_shot": None}
+    assert "no CUDA" in r["baseline_errors"]["symm_two_shot"]
+    assert (r["best_unfused"], r["fused_us"], r["fused_relerr"]) == ("nccl", 12.0, 0.0)
+    assert "error" not in r and "fused_note" not in r
+    cands = {(c["schedule"], c["bn"], c["cta_group"]): c for c in r["candidates"]}
+    assert [k for k, c in cands.items() if "us" in c] == [("tile", 128, 1), ("tile", 128, 2), ("tile", 256, 1)]
+    assert "InputError: bn 256 x cg 2" in cands[("tile", 256, 2)]["skipped"]
+    assert "CacheMissError" in cands[("swapab", 16, 1)]["skipped"]
+    assert r["tuned"] == {"schedule": "tile", "bn": 128, "cta_group": 1, "us": 13.0}
+
+
+def test_measure_falls_back_to_tile(fake_bench, monkeypatch, capsys):
+    monkeypatch.setattr(FakeOp, "dispatch_missing", True)
+    fake_bench.args.tune_out = None
+    r = fake_bench.measure(64, 16, (torch.randn(256, 64) * 0.1).to(torch.bfloat16))
+    assert "CacheMissError" in r["fused_note"] and "fell back to the tile schedule" in r["fused_note"]
+    assert r["fused_us"] == 12.0 and r["variant"] == "tile_None_None" and "error" not in r
+    assert "fell back to the tile schedule" in capsys.readouterr().out
+
+
+def test_fused_ops_without_schedule_keyword(fake_bench):
+    ops = fake_bench.ops
+    ops.has_schedule = False
+    with pytest.raises(InputError, match="no schedule= keyword"):
+        ops.get(16, "swapab", 16, 1)
+    assert ops.get(16, "tile", 128, 1).schedule is None  # the keyword is left out
+
+
+def test_failing_symm_baseline_and_kernel_are_recorded_not_fatal(fake_bench, monkeypatch):
+    b, resets = fake_bench, []
+    b.mode = "rs"
+    b.unfused = baselines.Unfused(torch, b.dist, b.device, "rs", b.max_M, b.N)
+    b.unfused.flat = torch.zeros(b.max_M * b.N, dtype=torch.bfloat16)  # not symmetric: the op fails
+    b.group = SimpleNamespace(reset_state=lambda: resets.append("group"))
+    b.ops = bench.FusedOps(b, 64)
+
+    plain = FakeOp.__call__
+
+    def call(self, rank, x, w, out):
+        if self.bn == 256:
+            raise RuntimeError("kernel timed out")
+        return plain(self, rank, x, w, out)
+
+    monkeypatch.setattr(FakeOp, "__call__", call)
+    r = b.measure(64, 16, (torch.randn(256, 64) * 0.1).to(torch.bfloat16))
+    assert r["baselines"]["nccl"] == 11.0 and r["baselines"]["symm_rs"] is None
+    assert r["baseline_errors"]["symm_rs"].startswith("rank 0: ")
+    assert r["best_unfused"] == "nccl" and r["fused_us"] is not None
+    cands = {(c["schedule"], c["bn"], c["cta_group"]): c for c in r["candidates"]}
+    assert "kernel timed out" in cands[("tile", 256, 1)]["skipped"] and resets == ["group"]
+    assert r["tuned"]["bn"] == 128
+
+
+def test_png(tmp_path):
+    pytest.importorskip("matplotlib")
+    rows = [_row(m, {"nccl": 19.0 + m / 10}, 15.0 + m / 20, CANDS, mode=mode)
+            for mode in ("ar", "rs") for m in (16, 64, 512)]
+    report.plot_png(rows, tmp_path / "b.png", {"tp": 2, "N": 7168})
+    assert (tmp_path / "b.png").stat().st_size > 1000
