@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import math
 import os
 import subprocess
 import sys
@@ -17,7 +18,8 @@ from pathlib import Path
 
 from codegen import env as envmod
 from codegen.entry_format import manifest_paths
-from codegen.spec import ARCHS, BNS, CTA_GROUPS, MODES, TPS, TRANSPORTS, SpecError, Variant, deployment_matrix
+from codegen.spec import (ARCHS, BNS, CTA_GROUPS, MODES, SCHEDULES, SWAPAB_BNS, TPS, TRANSPORTS, SpecError,
+                          Variant, deployment_matrix)
 
 PRUNE_HELP = """\
 Remove what no deployment needs:
@@ -67,6 +69,16 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _days(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of days") from None
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} must be a finite number of days >= 0")
+    return value
+
+
 def _matrix_args(p: argparse.ArgumentParser, tp_required: bool) -> None:
     p.add_argument("--tp", type=_csv(int, TPS), required=tp_required, default=None if tp_required else TPS,
                    help="tensor-parallel size(s), comma-separated: " + ",".join(map(str, TPS)))
@@ -74,7 +86,11 @@ def _matrix_args(p: argparse.ArgumentParser, tp_required: bool) -> None:
     p.add_argument("--mode", type=_csv(str, MODES), default=MODES, help="default: rs,ar,none")
     p.add_argument("--transport", type=_csv(str, TRANSPORTS), default=TRANSPORTS,
                    help="default: multicast,unicast")
-    p.add_argument("--bn", type=_csv(int, BNS), default=BNS, help="default: 128,256")
+    p.add_argument("--bn", type=_csv(int, tuple(sorted(set(BNS) | set(SWAPAB_BNS)))), default=None,
+                   help="tile widths (default: every one of each schedule: tile 128,256; swapab "
+                        "token tiles 16,32,64,128,256)")
+    p.add_argument("--schedule", type=_csv(str, SCHEDULES), default=SCHEDULES,
+                   help="default: tile,swapab (swapab: the decode schedule, sm_90a only)")
     p.add_argument("--cta-group", type=_csv(int, CTA_GROUPS), default=CTA_GROUPS, help="default: 1,2")
 
 
@@ -108,7 +124,7 @@ def _parser() -> argparse.ArgumentParser:
                                    "against the entries it names")
     pr = csub.add_parser("prune", help="remove entries no manifest needs", description=PRUNE_HELP,
                          formatter_class=argparse.RawDescriptionHelpFormatter)
-    pr.add_argument("--older-than", type=float, default=None, metavar="DAYS")
+    pr.add_argument("--older-than", type=_days, default=None, metavar="DAYS")
     pr.add_argument("--all", action="store_true", help="remove every entry (no manifest needed)")
     pr.add_argument("--dry-run", action="store_true", help="only print what would be removed")
     return ap
@@ -126,7 +142,8 @@ def build_hint(variant: Variant) -> str:
 
 
 def _matrix(args) -> list[Variant]:
-    return deployment_matrix(args.tp, args.arch, args.mode, args.transport, args.bn, args.cta_group)
+    return deployment_matrix(args.tp, args.arch, args.mode, args.transport, args.bn, args.cta_group,
+                             schedules=args.schedule)
 
 
 def _cmd_build(args, cache) -> int:
@@ -140,7 +157,8 @@ def _cmd_build(args, cache) -> int:
         _error(f"{variant.name}: {line}")
     if report.logs:
         logdir = _write_logs(cache.root / "logs", report.logs)
-        print(f"full error text: {logdir}/<variant>.log", file=sys.stderr)
+        if logdir is not None:
+            print(f"full error text: {logdir}/<variant>.log", file=sys.stderr)
     if report.manifest_error:
         _error(report.manifest_error)
     print(report.summary())
@@ -149,19 +167,20 @@ def _cmd_build(args, cache) -> int:
     return 0 if report.ok else 1
 
 
-def _write_logs(logdir: Path, logs: dict) -> Path:
-    """Each failure's full text under ``logdir``, else (read-only root, full disk) a temp dir."""
-    def write(target: Path) -> Path:
-        target.mkdir(parents=True, exist_ok=True)
-        for variant, text in logs.items():
-            (target / f"{variant.name}.log").write_text(text, encoding="utf-8")
-        return target
-
-    try:
-        return write(logdir)
-    except OSError as e:
-        print(f"note: cannot write logs under {logdir} ({e.strerror or e})", file=sys.stderr)
-        return write(Path(tempfile.mkdtemp(prefix="codegen-logs-")))
+def _write_logs(logdir: Path, logs: dict) -> Path | None:
+    """Each failure's full text under ``logdir``, else (read-only root) a temp dir, else (full
+    disk) nowhere: the build's summary matters more than its logs."""
+    for where in (logdir, None):
+        try:
+            target = where or Path(tempfile.mkdtemp(prefix="codegen-logs-"))
+            target.mkdir(parents=True, exist_ok=True)
+            for variant, text in logs.items():
+                (target / f"{variant.name}.log").write_text(text, encoding="utf-8")
+            return target
+        except OSError as e:
+            print(f"note: cannot write the full error text under {where or tempfile.gettempdir()} "
+                  f"({e.strerror or e})", file=sys.stderr)
+    return None
 
 
 def _subdirs(path: Path) -> list[Path]:
@@ -172,8 +191,10 @@ def manifest_name(args) -> str:
     """``tp8`` for a whole deployment; axes narrowed from their defaults are appended
     (``tp8_sm_90a_none``), so a partial build never overwrites the deployment's manifest."""
     parts = ["tp" + "_".join(map(str, sorted(args.tp)))]
+    all_bns = tuple(sorted(set(BNS) | set(SWAPAB_BNS)))
     for values, default in ((args.arch, ARCHS), (args.mode, MODES), (args.transport, TRANSPORTS),
-                            (args.bn, BNS), (args.cta_group, CTA_GROUPS)):
+                            (args.bn or all_bns, all_bns), (args.cta_group, CTA_GROUPS),
+                            (args.schedule, SCHEDULES)):
         if set(values) != set(default):
             parts.append("-".join(str(v) for v in default if v in values))  # order-independent
     return "_".join(parts)

@@ -153,7 +153,7 @@ def compile_source(variant: Variant, source: str, workdir: Path) -> Artifacts:
     ptx = _artifact_bytes(compiled.artifacts.PTX, "PTX", dump)
     cubin = _artifact_bytes(compiled.artifacts.CUBIN, "cubin", dump)
 
-    symbol, abi = abi_from_ptx(ptx.decode(), list(contract.kernel_params(variant.arch, variant.mode)))
+    symbol, abi = abi_from_ptx(ptx.decode(), list(contract.kernel_params(variant.arch, variant.mode, variant.schedule)))
     if symbol not in compiled.kernel_info:
         raise CompileError(f"PTX entry {symbol} is not the DSL's kernel {list(compiled.kernel_info)}")
     check_dynamic_smem(str(compiled.ir_module), int(launch["dynamic_smem"]))

@@ -30,6 +30,17 @@ CTA_GROUPS = (1, 2)
 TPS = (2, 4, 8, 16)
 DTYPES = ("bf16",)
 
+#: Tile schedules. "tile": BM x BN output tiles (x rows x W rows), partials exchanged through
+#: per-rank workspaces (large M). "swapab": the decode schedule for M <= SWAPAB_MAX_ROWS:
+#: W is the MMA's M operand (SWAPAB_BM rows per CTA) and the tokens its N (`bn` = the token
+#: tile, one of SWAPAB_BNS), each rank pushes its partial tile straight into every reader's
+#: landing buffer and the readers sum locally.
+SCHEDULES = ("tile", "swapab")
+SCHEDULE_ARCHS = {"tile": ARCHS, "swapab": ("sm_90a",)}
+SWAPAB_BNS = (16, 32, 64, 128, 256)
+SWAPAB_BM = 64
+SWAPAB_MAX_ROWS = 512
+
 ARCH_OF_CAPABILITY = {(9, 0): "sm_90a", (10, 0): "sm_100a"}
 ARCH_NUM = {"sm_90a": 90, "sm_100a": 100}
 
@@ -70,80 +81,92 @@ _ALL = MODES
 class Param:
     """One kernel parameter: name (its meaning is fixed), ABI kind, DSL type, fake value.
 
-    `where` maps each arch to the modes whose kernels take the parameter.
+    `where` lists (arch, schedule, modes): the kernels that take the parameter.
     """
 
     name: str
     kind: str
     dsl_type: str          # the annotation in the kernel signature ("" for TMA operands)
     doc: str
-    where: tuple[tuple[str, tuple[str, ...]], ...]
+    where: tuple[tuple[str, str, tuple[str, ...]], ...]
     fake: int = 0          # value passed when compiling with fake arguments
 
-    def taken_by(self, arch: str, mode: str) -> bool:
-        return mode in dict(self.where).get(arch, ())
+    def taken_by(self, arch: str, mode: str, schedule: str = "tile") -> bool:
+        return any(a == arch and s == schedule and mode in modes for a, s, modes in self.where)
 
 
-def _where(sm90: tuple[str, ...], sm100: tuple[str, ...]) -> tuple:
-    return (("sm_90a", sm90), ("sm_100a", sm100))
+def _where(sm90: tuple[str, ...], sm100: tuple[str, ...], swapab: tuple[str, ...] = ()) -> tuple:
+    """Modes of the sm_90a tile kernels, the sm_100a tile kernels, the sm_90a swapab kernels."""
+    return (("sm_90a", "tile", sm90), ("sm_100a", "tile", sm100), ("sm_90a", "swapab", swapab))
 
 
-_COLL = _where(COLLECTIVE_MODES, COLLECTIVE_MODES)
+_TILE_COLL = _where(COLLECTIVE_MODES, COLLECTIVE_MODES)
+_COLL = _where(COLLECTIVE_MODES, COLLECTIVE_MODES, COLLECTIVE_MODES)
+_SWAPAB = _where((), (), COLLECTIVE_MODES)
 
 #: TMA operands in parameter order: each is a descriptor `tma_<op>` then its coordinate
 #: tensor `tma_<op>_shape` (i32 per dynamic dim). sm_100a stores C from registers (no `c`).
 TMA_OPERANDS = {
-    "a": ("x [M, K]", ("sm_90a", "sm_100a")),
-    "b": ("W [N, K]", ("sm_90a", "sm_100a")),
-    "c": ("mode none: out [M, N]; rs/ar: the workspace [2 * rows_pad, N]", ("sm_90a",)),
+    "a": ("x [M, K]", (("sm_90a", "tile"), ("sm_100a", "tile"), ("sm_90a", "swapab"))),
+    "b": ("W [N, K]", (("sm_90a", "tile"), ("sm_100a", "tile"), ("sm_90a", "swapab"))),
+    "c": ("mode none: out [M, N]; rs/ar: the workspace [2 * rows_pad, N]", (("sm_90a", "tile"),)),
 }
 
 #: Scalar parameters in PTX order (after the TMA operands).
 SCALAR_PARAMS = (
-    Param("m", "u32", "Int32", "M, rows of this call", _where(_ALL, _ALL), fake=1),
+    Param("m", "u32", "Int32", "M, rows of this call", _where(_ALL, _ALL, _ALL), fake=1),
     Param("rank", "u32", "Int32", "this rank", _COLL),
     Param("out_ptr", "u64", "Int64", "the caller's output (private; never written by peers)",
-          _where(COLLECTIVE_MODES, _ALL)),
+          _where(COLLECTIVE_MODES, _ALL, _ALL)),
     Param("ws_ptr", "u64", "Int64", "own partial workspace [2 parity][rows_pad][N] bf16 "
           "(sm_100a stores partials from registers; sm_90a reaches it through tma_c)",
           _where((), COLLECTIVE_MODES)),
     Param("flag_ptr", "u64", "Int64", "own flag area (flag_words() int64 words)", _COLL),
     Param("ar_ptr", "u64", "Int64", "own AR landing buffer [2][rows_pad][N] bf16 (AR; else 0)",
-          _COLL),
-    Param("peer_ws_ptr", "u64", "Int64", "device u64[tp]: every rank's workspace", _COLL),
+          _TILE_COLL),
+    Param("land_ptr", "u64", "Int64", "own decode landing buffer [2 parity][tp src][land_rows][N] "
+          "bf16: every rank pushes its partial rows into slot [src]", _SWAPAB),
+    Param("peer_ws_ptr", "u64", "Int64", "device u64[tp]: every rank's workspace", _TILE_COLL),
     Param("peer_flag_ptr", "u64", "Int64", "device u64[tp]: every rank's flag area", _COLL),
     Param("peer_ar_ptr", "u64", "Int64", "device u64[tp]: every rank's AR buffer (AR; else 0)",
-          _COLL),
-    Param("mc_ws_ptr", "u64", "Int64", "multicast address of the workspace (else 0)", _COLL),
-    Param("mc_ar_ptr", "u64", "Int64", "multicast address of the AR buffer (else 0)", _COLL),
+          _TILE_COLL),
+    Param("peer_land_ptr", "u64", "Int64", "device u64[tp]: every rank's landing buffer", _SWAPAB),
+    Param("mc_ws_ptr", "u64", "Int64", "multicast address of the workspace (else 0)", _TILE_COLL),
+    Param("mc_ar_ptr", "u64", "Int64", "multicast address of the AR buffer (else 0)", _TILE_COLL),
+    Param("mc_land_ptr", "u64", "Int64", "multicast address of the landing buffer (else 0)",
+          _SWAPAB),
     Param("err_ptr", "u64", "Int64", "error record (ERROR_RECORD_FIELDS i32), host-mapped", _COLL),
     Param("timeout_ns", "u64", "Int64", "bound of every spin-wait", _COLL),
-    Param("rows_pad", "u32", "Int32", "workspace rows per parity (rows_pad())", _COLL, fake=256),
+    Param("rows_pad", "u32", "Int32", "workspace rows per parity (rows_pad())", _TILE_COLL,
+          fake=256),
+    Param("land_rows", "u32", "Int32", "landing rows per source slot (land_rows())", _SWAPAB,
+          fake=16),
     Param("m_tiles_max", "u32", "Int32", "flag-array rows (m_tiles_max())", _COLL, fake=2),
 )
 
 
-def tma_operands(arch: str) -> tuple[str, ...]:
-    """The TMA operands ('a', 'b', 'c') an `arch` kernel takes, in parameter order."""
-    return tuple(op for op, (_, archs) in TMA_OPERANDS.items() if arch in archs)
+def tma_operands(arch: str, schedule: str = "tile") -> tuple[str, ...]:
+    """The TMA operands ('a', 'b', 'c') an (arch, schedule) kernel takes, in parameter order."""
+    return tuple(op for op, (_, kernels) in TMA_OPERANDS.items() if (arch, schedule) in kernels)
 
 
-def scalar_params(arch: str, mode: str) -> tuple[Param, ...]:
-    """The scalar parameters of an (arch, mode) kernel, in PTX order."""
-    if arch not in ARCHS or mode not in MODES:
-        raise ValueError(f"no kernel contract for arch={arch!r}, mode={mode!r}")
-    return tuple(p for p in SCALAR_PARAMS if p.taken_by(arch, mode))
+def scalar_params(arch: str, mode: str, schedule: str = "tile") -> tuple[Param, ...]:
+    """The scalar parameters of an (arch, mode, schedule) kernel, in PTX order."""
+    if arch not in SCHEDULE_ARCHS.get(schedule, ()) or mode not in MODES:
+        raise ValueError(f"no kernel contract for arch={arch!r}, mode={mode!r}, "
+                         f"schedule={schedule!r}")
+    return tuple(p for p in SCALAR_PARAMS if p.taken_by(arch, mode, schedule))
 
 
-def kernel_params(arch: str, mode: str) -> tuple[tuple[str, str], ...]:
-    """Every parameter of an (arch, mode) kernel as (name, ABI kind), in PTX order.
+def kernel_params(arch: str, mode: str, schedule: str = "tile") -> tuple[tuple[str, str], ...]:
+    """Every parameter of an (arch, mode, schedule) kernel as (name, ABI kind), in PTX order.
 
     The build checks this against the PTX `.entry` signature; the runtime packs exactly it.
     """
     out: list[tuple[str, str]] = []
-    for op in tma_operands(arch):
+    for op in tma_operands(arch, schedule):
         out += [(f"tma_{op}", "tma_desc"), (f"tma_{op}_shape", "i32x2")]
-    out += [(p.name, p.kind) for p in scalar_params(arch, mode)]
+    out += [(p.name, p.kind) for p in scalar_params(arch, mode, schedule)]
     return tuple(out)
 
 
@@ -156,6 +179,11 @@ def m_tiles_max(max_M: int) -> int:
 def rows_pad(max_M: int) -> int:
     """Workspace / AR-buffer rows per parity."""
     return m_tiles_max(max_M) * BM
+
+
+def land_rows(max_M: int) -> int:
+    """Rows per source slot of the decode landing buffer: the decode schedule serves M <= this."""
+    return min(cdiv(max_M, 16) * 16, SWAPAB_MAX_ROWS)
 
 
 def chunk(M: int, tp: int) -> int:
@@ -186,14 +214,23 @@ def ar_flag_word(t, nt, owner, m_tiles_max, n_tiles, tp):
     return FLAG_TILES + 2 * m_tiles_max * n_tiles + (t * n_tiles + nt) * tp + owner
 
 
+def land_flag_word(parity, nt, src, m_tiles_max, n, tp):
+    """Word of the decode (swapab) flag: `src` has pushed its rows of W-row tile `nt` (SWAPAB_BM
+    wide) into this rank's landing slot [parity][src]. The region follows the AR flags of the
+    MIN_BN geometry, so it never overlaps a tile-schedule flag."""
+    mt, nt_tile = m_tiles_max, n // MIN_BN
+    base = FLAG_TILES + 2 * mt * nt_tile + mt * nt_tile * tp
+    return base + (parity * (n // SWAPAB_BM) + nt) * tp + src
+
+
 def flag_words(max_M: int, N: int, tp: int, bn: int = MIN_BN) -> int:
-    """Words of one rank's flag area for tile width `bn` (one past the last AR flag).
+    """Words of one rank's flag area (one past the last decode flag).
 
     Groups size it with MIN_BN: every BN an op may pick then fits (a larger BN has fewer N
-    tiles and uses a prefix of each region).
+    tiles and uses a prefix of each tile region).
     """
-    mt, nt = m_tiles_max(max_M), N // bn
-    return ar_flag_word(mt - 1, nt - 1, tp - 1, mt, nt, tp) + 1
+    mt = m_tiles_max(max_M)
+    return land_flag_word(1, N // SWAPAB_BM - 1, tp - 1, mt, N, tp) + 1
 
 
 # ---- error record: i32 words, first writer wins (atom.cas on `code`) ---------------------------

@@ -57,7 +57,8 @@ def template_context(variant: Variant) -> dict:
         "is_none": variant.mode == "none",
         "is_multicast": variant.transport == "multicast",
         # the kernel's scalar parameters in PTX order (templates/params.j2 renders them)
-        "scalar_params": contract.scalar_params(variant.arch, variant.mode),
+        "scalar_params": contract.scalar_params(variant.arch, variant.mode, variant.schedule),
+        "schedule": variant.schedule,
     }
 
 

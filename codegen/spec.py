@@ -6,17 +6,20 @@ import re
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 
-from codegen.contract import ARCH_NUM, ARCHS, BNS, CTA_GROUPS, DTYPES, MODES, TPS, TRANSPORTS
+from codegen.contract import (ARCH_NUM, ARCHS, BNS, CTA_GROUPS, DTYPES, MODES, SCHEDULE_ARCHS,
+                              SCHEDULES, SWAPAB_BNS, TPS, TRANSPORTS)
 
-__all__ = ["ARCHS", "BNS", "CTA_GROUPS", "DTYPES", "MODES", "TPS", "TRANSPORTS", "SpecError",
-           "Variant", "deployment_matrix"]
+__all__ = ["ARCHS", "BNS", "CTA_GROUPS", "DTYPES", "MODES", "SCHEDULES", "SWAPAB_BNS", "TPS",
+           "TRANSPORTS", "SpecError", "Variant", "deployment_matrix"]
 
-_TEMPLATES = {"sm_90a": "sm90_gemm.py.j2", "sm_100a": "sm100_gemm.py.j2"}
+_TEMPLATES = {("sm_90a", "tile"): "sm90_gemm.py.j2", ("sm_100a", "tile"): "sm100_gemm.py.j2",
+              ("sm_90a", "swapab"): "sm90_swapab.py.j2"}
 
 _NAME_RE = re.compile(
     r"gemm_(?P<mode>[a-z]+)"
     r"(?:_(?P<transport>[a-z]+))?"
     r"_sm(?P<archnum>\d+)a"
+    r"(?:_(?P<schedule>swapab))?"
     r"_bn(?P<bn>\d+)"
     r"_cg(?P<cg>\d+)"
     r"(?:_tp(?P<tp>\d+))?"
@@ -35,7 +38,11 @@ def _check(field: str, value: object, allowed: tuple) -> None:
 
 @dataclass(frozen=True, order=False)
 class Variant:
-    """One kernel configuration; ``mode='none'`` is the plain GEMM (no transport, no tp)."""
+    """One kernel configuration; ``mode='none'`` is the plain GEMM (no transport, no tp).
+
+    `schedule` 'tile' (BN = W rows per tile) or 'swapab' (the decode schedule: BN = the token
+    tile, one of SWAPAB_BNS, cta_group 1); see codegen/contract.py.
+    """
 
     arch: str
     mode: str
@@ -44,17 +51,26 @@ class Variant:
     cta_group: int
     tp: int | None
     dtype: str = "bf16"
+    schedule: str = "tile"
 
     def __post_init__(self) -> None:
         _check("arch", self.arch, ARCHS)
         _check("mode", self.mode, MODES)
+        _check("schedule", self.schedule, SCHEDULES)
+        if self.arch not in SCHEDULE_ARCHS[self.schedule]:
+            raise SpecError(f"schedule={self.schedule!r} exists for {', '.join(SCHEDULE_ARCHS[self.schedule])} "
+                            f"only, not arch={self.arch!r}")
         for field in ("bn", "cta_group", "tp"):
             value = getattr(self, field)
             # bool is an int; a True tp is a bug, not 1.
             if value is not None and (not isinstance(value, int) or isinstance(value, bool)):
                 raise SpecError(f"{field}={value!r} must be an int")
-        _check("bn", self.bn, BNS)
-        _check("cta_group", self.cta_group, CTA_GROUPS)
+        if self.schedule == "swapab":
+            _check("bn", self.bn, SWAPAB_BNS)
+            _check("cta_group", self.cta_group, (1,))
+        else:
+            _check("bn", self.bn, BNS)
+            _check("cta_group", self.cta_group, CTA_GROUPS)
         _check("dtype", self.dtype, DTYPES)
         if self.mode == "none":
             if self.transport is not None or self.tp is not None:
@@ -72,6 +88,8 @@ class Variant:
     def name(self) -> str:
         """Canonical name, e.g. ``gemm_ar_unicast_sm90a_bn128_cg1_tp8_bf16``."""
         arch = self.arch.replace("_", "")
+        if self.schedule != "tile":
+            arch += f"_{self.schedule}"
         if self.mode == "none":
             return f"gemm_none_{arch}_bn{self.bn}_cg{self.cta_group}_{self.dtype}"
         return (
@@ -81,7 +99,7 @@ class Variant:
 
     @property
     def template_name(self) -> str:
-        return _TEMPLATES[self.arch]
+        return _TEMPLATES[(self.arch, self.schedule)]
 
     @property
     def arch_num(self) -> int:
@@ -108,6 +126,7 @@ class Variant:
             cta_group=int(g["cg"]),
             tp=None if g["tp"] is None else int(g["tp"]),
             dtype=g["dtype"],
+            schedule=g["schedule"] or "tile",
         )
         # Rejects non-canonical spellings that the regex lets through (e.g. bn0128).
         if variant.name != name:
@@ -120,9 +139,9 @@ class Variant:
     @classmethod
     def from_dict(cls, data: dict) -> Variant:
         """Inverse of :meth:`to_dict`; SpecError on missing or unknown keys."""
-        fields = {"arch", "mode", "transport", "bn", "cta_group", "tp", "dtype"}
+        fields = {"arch", "mode", "transport", "bn", "cta_group", "tp", "dtype", "schedule"}
         unknown = set(data) - fields
-        missing = fields - {"dtype"} - set(data)
+        missing = fields - {"dtype", "schedule"} - set(data)
         if unknown or missing:
             raise SpecError(f"bad variant dict {data!r}: missing {sorted(missing)}, unknown {sorted(unknown)}")
         return cls(**data)
@@ -130,6 +149,7 @@ class Variant:
     def sort_key(self) -> tuple:
         return (
             ARCHS.index(self.arch),
+            SCHEDULES.index(self.schedule),
             MODES.index(self.mode),
             TRANSPORTS.index(self.transport) if self.transport else -1,
             self.bn,
@@ -144,23 +164,30 @@ def deployment_matrix(
     archs: Iterable[str] = ARCHS,
     modes: Iterable[str] = MODES,
     transports: Iterable[str] = TRANSPORTS,
-    bns: Iterable[int] = BNS,
+    bns: Iterable[int] | None = None,
     cta_groups: Iterable[int] = CTA_GROUPS,
     dtype: str = "bf16",
+    schedules: Iterable[str] = SCHEDULES,
 ) -> list[Variant]:
-    """Every variant a deployment at ``tp`` needs; mode none once per (arch, bn, cta_group)."""
+    """Every variant a deployment at ``tp`` needs; mode none once per (arch, schedule, bn,
+    cta_group). `bns` None: each schedule's own tile widths (BNS / SWAPAB_BNS); given: the ones
+    of them the schedule allows. A schedule exists only on its archs (SCHEDULE_ARCHS)."""
     tps = (tp,) if isinstance(tp, int) else tuple(tp)
     archs, modes, transports = tuple(archs), tuple(modes), tuple(transports)
-    bns, cta_groups = tuple(bns), tuple(cta_groups)
+    cta_groups = tuple(cta_groups)
+    wanted_bns = None if bns is None else set(bns)
     out: set[Variant] = set()
-    for arch in archs:
-        for mode in modes:
-            for bn in bns:
-                for cg in cta_groups:
-                    if mode == "none":
-                        out.add(Variant(arch, "none", None, bn, cg, None, dtype))
-                        continue
-                    for transport in transports:
-                        for t in tps:
-                            out.add(Variant(arch, mode, transport, bn, cg, t, dtype))
+    for schedule in schedules:
+        own_bns = SWAPAB_BNS if schedule == "swapab" else BNS
+        own_cgs = (1,) if schedule == "swapab" else CTA_GROUPS
+        for arch in (a for a in archs if a in SCHEDULE_ARCHS[schedule]):
+            for mode in modes:
+                for bn in (b for b in own_bns if wanted_bns is None or b in wanted_bns):
+                    for cg in (c for c in cta_groups if c in own_cgs):
+                        if mode == "none":
+                            out.add(Variant(arch, "none", None, bn, cg, None, dtype, schedule))
+                            continue
+                        for transport in transports:
+                            for t in tps:
+                                out.add(Variant(arch, mode, transport, bn, cg, t, dtype, schedule))
     return sorted(out, key=Variant.sort_key)

@@ -55,7 +55,8 @@ def test_inspect_malformed_name(capsys, tmp_path):
 @pytest.mark.parametrize("argv, words", [
     (["build", "--tp", "3"], ["'3' is not supported", "2, 4, 8, 16"]),
     (["build", "--tp", "8", "--arch", "sm_80"], ["'sm_80' is not supported", "sm_90a, sm_100a"]),
-    (["build", "--tp", "8", "--bn", "64"], ["'64' is not supported"]),
+    (["build", "--tp", "8", "--bn", "96"], ["'96' is not supported"]),
+    (["build", "--tp", "8", "--schedule", "splitk"], ["'splitk' is not supported"]),
     (["build", "--arch", "sm_90a"], ["--tp"]),
     (["list", "--mode", "foo"], ["'foo' is not supported"]),
 ])
@@ -72,10 +73,11 @@ def test_build_list_inspect_and_cache_commands(capsys, fake_build, tiny_dir, mon
     monkeypatch.setenv("FAKE_COMPILE_CUBIN", str(tiny_dir / "tiny.cubin"))  # --sass needs a real one
     root = fake_build
     rc, out, err = run(capsys, "build", "--tp", "8", "--arch", "sm_90a", "--mode", "none,ar",
-                       "--transport", "unicast", "--bn", "128", "--cta-group", "1", "--no-progress", "-j", "2")
+                       "--transport", "unicast", "--bn", "128", "--cta-group", "1", "--schedule", "tile",
+                       "--no-progress", "-j", "2")
     assert rc == 0, err
     assert "built 2, cached 0, failed 0 in " in out
-    manifest = root / "manifests" / "tp8_sm_90a_ar-none_unicast_128_1.json"
+    manifest = root / "manifests" / "tp8_sm_90a_ar-none_unicast_128_1_tile.json"
     assert f"manifest: {manifest}" in out
     assert [e["variant"] for e in json.loads(manifest.read_text())["entries"]] == [AR8, NONE]
 
@@ -105,7 +107,8 @@ def test_build_list_inspect_and_cache_commands(capsys, fake_build, tiny_dir, mon
     rc, out, err = run(capsys, "cache", "verify")
     assert rc == 1 and f"error: sm_90a/{AR8}/{entry.name}: kernel.cubin sha256 mismatch" in err
     rc, out, err = run(capsys, "build", "--tp", "8", "--arch", "sm_90a", "--mode", "none,ar",
-                       "--transport", "unicast", "--bn", "128", "--cta-group", "1", "--no-progress")
+                       "--transport", "unicast", "--bn", "128", "--cta-group", "1", "--schedule", "tile",
+                       "--no-progress")
     assert rc == 0 and "built 1, cached 1, failed 0" in out
     assert run(capsys, "cache", "verify")[0] == 0
 
@@ -119,7 +122,7 @@ def test_build_list_inspect_and_cache_commands(capsys, fake_build, tiny_dir, mon
 def test_build_failure_exit_code_and_line(capsys, fake_build, monkeypatch):
     monkeypatch.setenv("FAKE_COMPILE_FAIL", NONE)
     rc, out, err = run(capsys, "build", "--tp", "8", "--arch", "sm_90a", "--mode", "none", "--bn", "128",
-                       "--cta-group", "1,2", "--no-progress")
+                       "--cta-group", "1,2", "--schedule", "tile", "--no-progress")
     assert rc == 1
     assert f"error: {NONE}: error: {NONE} does not compile\n" in err
     assert "built 1, cached 0, failed 1" in out
@@ -134,7 +137,7 @@ def test_prune_without_manifest_refuses(capsys, tmp_path):
 
 def test_sass_without_nvdisasm_names_the_package(capsys, fake_build, monkeypatch):
     assert run(capsys, "build", "--tp", "8", "--arch", "sm_90a", "--mode", "none", "--bn", "128",
-               "--cta-group", "1", "--no-progress")[0] == 0
+               "--cta-group", "1", "--schedule", "tile", "--no-progress")[0] == 0
     monkeypatch.setattr(tools, "find_tool", lambda name: None)
     rc, out, err = run(capsys, "inspect", NONE, "--sass")
     assert rc == 1 and "pip install nvidia-cuda-nvdisasm" in err

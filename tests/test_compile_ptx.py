@@ -48,8 +48,11 @@ def test_collective_instructions(built, v):
     ptx, _ = built[v]
     mc = v.transport == "multicast"
     assert _has(ptx, r"multimem\.st\.") == (v.mode == "ar" and mc), "multimem.st only in AR multicast"
-    assert _has(ptx, r"multimem\.ld_reduce") == mc, "multimem.ld_reduce only in multicast variants"
-    if mc:
+    # the tile schedule pulls partials (multicast: one ld_reduce); swapab pushes them and sums
+    # its local landing slots, so it never reduces through the switch
+    pulls_mc = mc and v.schedule == "tile"
+    assert _has(ptx, r"multimem\.ld_reduce") == pulls_mc, "multimem.ld_reduce only in tile multicast"
+    if pulls_mc:
         assert _has(ptx, r"multimem\.ld_reduce\.relaxed\.sys\.global\.add\.acc::f32\.v4\.bf16x2")
     if v.mode == "ar" and mc:
         assert _has(ptx, r"multimem\.st\.relaxed\.sys\.global\.v4\.f32")
@@ -66,7 +69,13 @@ def test_collective_instructions(built, v):
 @pytest.mark.parametrize("v", VARIANTS, ids=lambda v: v.name)
 def test_arch_instructions(built, v):
     ptx, _ = built[v]
-    if v.arch == "sm_90a":
+    if v.schedule == "swapab":
+        # one WGMMA warpgroup: W rows are the M (64), the token tile the N
+        assert ".target sm_90a" in ptx
+        assert _has(ptx, rf"wgmma\.mma_async\.sync\.aligned\.m64n{v.bn}k16\.f32\.bf16\.bf16")
+        assert not _has(ptx, r"multicast::cluster") and not _has(ptx, r"tcgen05")
+        assert _has(ptx, r"st\.global\.v4") or v.mode == "ar" and v.transport == "multicast"
+    elif v.arch == "sm_90a":
         assert ".target sm_90a" in ptx
         assert _has(ptx, r"wgmma\.mma_async")
         assert _has(ptx, r"setmaxnreg")
@@ -87,7 +96,7 @@ def test_kernel_entry_is_the_contract(built, v):
     contract's parameter list: one parameter per contract entry, each of its kind's size."""
     ptx, meta = built[v]
     (entry,) = ptxabi.parse_entries(ptx)
-    want = contract.kernel_params(v.arch, v.mode)
+    want = contract.kernel_params(v.arch, v.mode, v.schedule)
     assert [p.size for p in entry.params] == [contract.kind_size(k) for _, k in want]
     assert [(p["name"], p["kind"]) for p in meta["abi"]["params"]] == list(want)
     assert entry.name == meta["symbol"]

@@ -24,12 +24,12 @@ from test_runtime_validate import CpuGroup
 N, K, MAX_M, TP = 1024, 256, 300, 4
 
 
-def contract_abi(arch, mode):
+def contract_abi(arch, mode, schedule="tile"):
     """meta.json `abi` as the build records it for a kernel that follows the contract."""
     def align(kind):
         return contract.TMA_DESC_ALIGN if kind == "tma_desc" else 4 if "x" in kind else contract.kind_size(kind)
     return {"params": [{"name": n, "kind": k, "size": contract.kind_size(k), "align": align(k)}
-                       for n, k in contract.kernel_params(arch, mode)]}
+                       for n, k in contract.kernel_params(arch, mode, schedule)]}
 
 
 TMA = {"a": {"box": [64, 128], "swizzle": "128B"}, "b": {"box": [64, 64], "swizzle": "128B"},
@@ -37,7 +37,7 @@ TMA = {"a": {"box": [64, 128], "swizzle": "128B"}, "b": {"box": [64, 64], "swizz
 
 
 def _kernel(variant: Variant):
-    meta = {"symbol": "k", "abi": contract_abi(variant.arch, variant.mode), "tma": TMA,
+    meta = {"symbol": "k", "abi": contract_abi(variant.arch, variant.mode, variant.schedule), "tma": TMA,
             "variant": variant.to_dict(),
             "launch": {"block": [384, 1, 1], "cluster": [variant.cta_group, 1, 1],
                        "dynamic_smem": 1}}
@@ -70,6 +70,9 @@ class PtrGroup(CpuGroup):
 
     def ar_buffer(self, rank):
         return self._ar[rank] if self.mode == "ar" else None
+
+    def landing(self, rank):
+        return self._ar[rank]
 
 
 def test_rs_params_sm90(encoded):
@@ -127,14 +130,16 @@ def test_runtime_packs_exactly_the_contract(encoded, variant):
     and each value packs into its ABI kind."""
     tp = variant.tp or TP
     if variant.mode == "none":
-        op = GemmRsAr(MAX_M, N, K, "none", arch=variant.arch, device="cpu")
+        op = GemmRsAr(MAX_M, N, K, "none", arch=variant.arch, device="cpu", schedule=variant.schedule)
     else:
-        op = GemmRsAr(MAX_M, N, K, variant.mode, PtrGroup(variant.mode, tp), arch=variant.arch)
+        op = GemmRsAr(MAX_M, N, K, variant.mode, PtrGroup(variant.mode, tp), arch=variant.arch,
+                      schedule=variant.schedule)
     M = 129
     kern = _kernel(variant)
     p = op._params(0, torch.zeros(M, K, dtype=torch.bfloat16), torch.zeros(N, K, dtype=torch.bfloat16),
                    torch.zeros(op.out_shape(M), dtype=torch.bfloat16), M, kern)
-    assert list(p) == [name for name, _ in contract.kernel_params(variant.arch, variant.mode)]
+    assert list(p) == [name for name, _ in contract.kernel_params(variant.arch, variant.mode,
+                                                                 variant.schedule)]
     pack_params(kern.specs, p)  # every value fits its kind
 
 
@@ -183,6 +188,6 @@ def test_miss_names_build_command_for_op(tmp_path):
     with pytest.raises(CacheMissError, match=r"run: codegen build --tp 8 --arch sm_90a"):
         op.kernel(op.variant(1))
     none = GemmRsAr(MAX_M, N, K, "none", arch="sm_90a", device="cpu", cache_dir=tmp_path)
-    with pytest.raises(CacheMissError, match=r"gemm_none_sm90a_bn128_cg1_bf16.*--mode none"):
+    with pytest.raises(CacheMissError, match=r"gemm_none_sm90a_swapab_bn16_cg1_bf16.*--mode none"):
         none.kernel(none.variant(1))
     assert build_command("sm_90a", "ar", 4) == "codegen build --tp 4 --arch sm_90a"

@@ -34,6 +34,8 @@ class CpuGroup(Group):
     def ar_buffer(self, rank):
         return self.workspace(rank) if self.mode == "ar" else None
 
+    landing = workspace
+
     def error_record(self, rank):
         return self._err[rank]
 
@@ -152,12 +154,21 @@ def test_constructor_checks():
 
 
 def test_dispatch_and_variant_names(op):
-    assert op.variant(100).name == "gemm_rs_unicast_sm90a_bn128_cg1_tp4_bf16"
+    # decode sizes take the swapab schedule with the smallest token tile >= M
+    assert op.variant(1).name == "gemm_rs_unicast_sm90a_swapab_bn16_cg1_tp4_bf16"
+    assert op.variant(17).name == "gemm_rs_unicast_sm90a_swapab_bn32_cg1_tp4_bf16"
+    assert op.variant(100).name == "gemm_rs_unicast_sm90a_swapab_bn128_cg1_tp4_bf16"
     assert op.variant(300).name == "gemm_rs_unicast_sm90a_bn128_cg2_tp4_bf16"
+    tile = GemmRsAr(MAX_M, N, K, "rs", CpuGroup(), schedule="tile", arch="sm_90a")
+    assert tile.variant(100).name == "gemm_rs_unicast_sm90a_bn128_cg1_tp4_bf16"
+    assert GemmRsAr(MAX_M, N, K, "rs", CpuGroup(), bn=32, arch="sm_90a").choice(5) == ("swapab", 32, 1)
+    assert GemmRsAr(MAX_M, N, K, "rs", CpuGroup(), bn=128, arch="sm_90a").choice(5) == ("tile", 128, 1)
+    assert GemmRsAr(MAX_M, N, K, "rs", CpuGroup(), arch="sm_100a").choice(5)[0] == "tile"
     fixed = GemmRsAr(MAX_M, N, K, "rs", CpuGroup(), bn=256, cta_group=1, arch="sm_90a")
     assert fixed.variant(300).name == "gemm_rs_unicast_sm90a_bn256_cg1_tp4_bf16"
     none = GemmRsAr(MAX_M, N, K, "none", arch="sm_90a", device="cpu")
-    assert none.variant(1).name == "gemm_none_sm90a_bn128_cg1_bf16"
+    assert none.variant(1).name == "gemm_none_sm90a_swapab_bn16_cg1_bf16"
+    assert none.variant(1000).name == "gemm_none_sm90a_bn128_cg2_bf16"
     assert none.out_shape(7) == (7, N) and op.out_shape(7) == (2, N)
 
 

@@ -8,8 +8,9 @@ from codegen.spec import ARCHS, TPS, SpecError, Variant, deployment_matrix
 @pytest.mark.parametrize("tp", TPS)
 def test_name_round_trip_whole_matrix(tp):
     variants = deployment_matrix(tp, ARCHS)
-    # per arch: 2 modes x 2 transports x 2 bn x 2 cg = 16 collective + 4 plain GEMMs
-    assert len(variants) == 2 * (16 + 4)
+    # tile, per arch: 2 modes x 2 transports x 2 bn x 2 cg = 16 collective + 4 plain GEMMs;
+    # swapab (sm_90a only): 2 modes x 2 transports x 5 token tiles = 20 collective + 5 plain
+    assert len(variants) == 2 * (16 + 4) + (20 + 5)
     assert len({v.name for v in variants}) == len(variants)
     for v in variants:
         assert Variant.parse(v.name) == v
@@ -24,12 +25,30 @@ def test_canonical_names():
     assert Variant("sm_90a", "none", None, 128, 1, None).name == "gemm_none_sm90a_bn128_cg1_bf16"
     assert Variant("sm_90a", "none", None, 128, 1, None).template_name == "sm90_gemm.py.j2"
     assert Variant("sm_100a", "none", None, 128, 1, None).template_name == "sm100_gemm.py.j2"
+    sw = Variant("sm_90a", "ar", "unicast", 16, 1, 2, schedule="swapab")
+    assert sw.name == "gemm_ar_unicast_sm90a_swapab_bn16_cg1_tp2_bf16"
+    assert sw.template_name == "sm90_swapab.py.j2" and Variant.parse(sw.name) == sw
+    assert Variant.from_dict({k: v for k, v in Variant("sm_90a", "none", None, 128, 1, None)
+                              .to_dict().items() if k != "schedule"}).schedule == "tile"
+
+
+@pytest.mark.parametrize("kwargs, words", [
+    (dict(arch="sm_100a", schedule="swapab", bn=16, cta_group=1), ["sm_90a only"]),
+    (dict(arch="sm_90a", schedule="swapab", bn=16, cta_group=2), ["cta_group=2"]),
+    (dict(arch="sm_90a", schedule="swapab", bn=48, cta_group=1), ["bn=48", "16, 32, 64, 128, 256"]),
+    (dict(arch="sm_90a", schedule="tile", bn=64, cta_group=1), ["bn=64", "128, 256"]),
+    (dict(arch="sm_90a", schedule="splitk", bn=128, cta_group=1), ["schedule='splitk'"]),
+])
+def test_schedule_axis_rejects(kwargs, words):
+    with pytest.raises(SpecError) as ei:
+        Variant(mode="ar", transport="unicast", tp=2, **kwargs)
+    assert all(w in str(ei.value) for w in words), str(ei.value)
 
 
 def test_matrix_none_once_and_sorted_stably():
     m = deployment_matrix([4, 8], ["sm_90a"])
     nones = [v for v in m if v.mode == "none"]
-    assert len(nones) == 4  # once per (bn, cg), not per tp or transport
+    assert len(nones) == 4 + 5  # once per (schedule, bn, cg), not per tp or transport
     assert m == deployment_matrix([8, 4, 8], ["sm_90a"])
     assert m == sorted(m, key=Variant.sort_key)
     assert deployment_matrix(8, ["sm_90a"], modes=["none"]) == nones
@@ -116,12 +135,15 @@ def test_contract_geometry_and_flag_words():
     from codegen import contract
 
     mt, nt, tp = contract.m_tiles_max(8205), 7168 // 128, 8
-    assert contract.flag_words(8205, 7168, tp) == 16 + 2 * mt * nt + mt * nt * tp
-    # every tile flag and AR flag lies in the area, and no two share a word
+    assert contract.flag_words(8205, 7168, tp) == 16 + 2 * mt * nt + mt * nt * tp + 2 * 112 * tp
+    # every tile flag, AR flag and decode flag lies in the area, and no two share a word
     words = {contract.tile_flag_word(p, t, n, mt, nt) for p in (0, 1) for t in range(mt) for n in range(nt)}
     ar = {contract.ar_flag_word(t, n, o, mt, nt, tp) for t in range(mt) for n in range(nt) for o in range(tp)}
-    assert len(words) == 2 * mt * nt and len(ar) == mt * nt * tp and not words & ar
-    assert min(words) == contract.FLAG_TILES and max(ar) == contract.flag_words(8205, 7168, tp) - 1
+    land = {contract.land_flag_word(p, n, s, mt, 7168, tp) for p in (0, 1) for n in range(112)
+            for s in range(tp)}
+    assert len(words) == 2 * mt * nt and len(ar) == mt * nt * tp and len(land) == 2 * 112 * tp
+    assert not words & ar and not (words | ar) & land
+    assert min(words) == contract.FLAG_TILES and max(land) == contract.flag_words(8205, 7168, tp) - 1
     assert contract.kind_size("i32x2") == 8 and contract.kind_size("tma_desc") == 128
     with pytest.raises(ValueError):
         contract.kind_size("f16x")

@@ -9,14 +9,20 @@
   per cluster to be worth it), else 1.
 - grid: persistent 1-D; at most the SM budget, at most one CTA per GEMM tile, a multiple of
   the cluster size, at least one cluster.
+- schedule: 'swapab' (the decode schedule) when M <= SWAPAB_DEFAULT_MAX_M, the M fits the
+  group's landing rows and the arch has it, with the smallest token tile >= M (256 above);
+  else 'tile'. A measured tuning table (runtime/tuning.py), when one exists for the op's
+  shape, overrides these defaults.
 """
 from __future__ import annotations
 
 import math
 
-from codegen.contract import BM, cdiv
+from codegen.contract import BM, SCHEDULE_ARCHS, SWAPAB_BM, SWAPAB_BNS, cdiv
 
 BN_256_MIN_M = 2048
+#: Largest M the default rule sends to the decode schedule (without a tuning table).
+SWAPAB_DEFAULT_MAX_M = 256
 CTA_GROUP_2_MIN_M = 257
 
 
@@ -63,3 +69,24 @@ def grid_size(M: int, N: int, bn: int, cluster: int, sm_budget: int, multiple: i
     budget = (sm_budget // step) * step
     tiles = cdiv(max(gemm_tiles(M, N, bn, cluster), 1), step) * step
     return max(min(budget, tiles), step)
+
+
+def choose_schedule(M: int, arch: str, land_rows: int, fixed: str | None = None) -> str:
+    """'swapab' or 'tile' for a call with M rows (see the module docstring)."""
+    if fixed is not None:
+        return fixed
+    if arch in SCHEDULE_ARCHS["swapab"] and M <= min(SWAPAB_DEFAULT_MAX_M, land_rows):
+        return "swapab"
+    return "tile"
+
+
+def swapab_token_tile(M: int, fixed: int | None = None) -> int:
+    """The smallest token tile >= M (the largest above it): the WGMMA N of the decode kernel."""
+    if fixed is not None:
+        return fixed
+    return next((bt for bt in SWAPAB_BNS if bt >= M), SWAPAB_BNS[-1])
+
+
+def swapab_grid(N: int, sm_budget: int) -> int:
+    """One CTA per 64-row W tile, at most the SM budget (the CTAs then loop over W tiles)."""
+    return max(1, min(sm_budget, N // SWAPAB_BM))

@@ -67,6 +67,11 @@ class Group(abc.ABC):
         """AR landing buffer [2, rows_pad, N] bf16 (None unless mode == 'ar')."""
 
     @abc.abstractmethod
+    def landing(self, rank: int) -> SymmetricBuffer:
+        """Decode landing buffer [2, tp, land_rows, N] bf16: slot [parity][src] holds src's
+        pushed partial rows (the swapab schedule)."""
+
+    @abc.abstractmethod
     def error_record(self, rank: int) -> torch.Tensor:
         """Pinned host i32[8] error record of `rank` (KERNEL-CONTRACT.md "Error record")."""
 
@@ -85,6 +90,10 @@ class Group(abc.ABC):
     @property
     def m_tiles_max(self) -> int:
         return contract.m_tiles_max(self.max_M)
+
+    @property
+    def land_rows(self) -> int:
+        return contract.land_rows(self.max_M)
 
 
 def _pinned_device_ptr(t: torch.Tensor, device_index: int) -> int:
@@ -145,6 +154,9 @@ class VirtualGroup(Group):
             self._flags = [torch.zeros(nf, dtype=torch.int64, device=dev) for _ in range(tp)]
             self._ar = ([torch.zeros(2, rp, N, dtype=torch.bfloat16, device=dev) for _ in range(tp)]
                         if mode == "ar" else None)
+            lr = contract.land_rows(max_M)
+            self._land = [torch.zeros(2, tp, lr, N, dtype=torch.bfloat16, device=dev)
+                          for _ in range(tp)]
             self._err = [torch.zeros(contract.ERROR_RECORD_WORDS, dtype=torch.int32, pin_memory=True)
                          for _ in range(tp)]
             self._err_dev = [_pinned_device_ptr(e, dev.index) for e in self._err]
@@ -156,6 +168,7 @@ class VirtualGroup(Group):
             self._ws_table = table(self._ws)
             self._flag_table = table(self._flags)
             self._ar_table = table(self._ar) if self._ar is not None else None
+            self._land_table = table(self._land)
         torch.cuda.synchronize(dev)  # the zeroing must land before any kernel reads the flags
 
     @property
@@ -172,6 +185,9 @@ class VirtualGroup(Group):
         if self._ar is None:
             return None
         return SymmetricBuffer(self._ar[rank], self._ar_table)
+
+    def landing(self, rank: int) -> SymmetricBuffer:
+        return SymmetricBuffer(self._land[rank], self._land_table)
 
     def error_record(self, rank: int) -> torch.Tensor:
         return self._err[rank]

@@ -42,7 +42,8 @@ class LoadedKernel:
     def contract_mismatch(self) -> str | None:
         """Why this entry's parameter list is not the contract's (built by an older codegen),
         or None. The runtime packs exactly the contract's list, so such an entry is unusable."""
-        want = [name for name, _ in contract.kernel_params(self.arch, self.mode)]
+        want = [name for name, _ in contract.kernel_params(self.arch, self.mode,
+                                                           self.variant.schedule)]
         have = [s.name for s in self.specs]
         if have != want:
             return f"its kernel parameters {have} are not the contract's {want}"

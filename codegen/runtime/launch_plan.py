@@ -54,7 +54,7 @@ def _tma_values(kern: LoadedKernel, operands: dict, descriptors: Descriptors) ->
     tma = kern.entry.meta.get("tma", {})
     kinds = {s.name: s.kind for s in kern.specs}
     values = {}
-    for op_name in contract.tma_operands(kern.arch):
+    for op_name in contract.tma_operands(kern.arch, kern.variant.schedule):
         ptr, rows, inner = operands[op_name]
         values[f"tma_{op_name}"] = descriptors.get(ptr, rows, inner, tma_box(tma, op_name),
                                                    tma.get(op_name, {}).get("swizzle", "128B"))
@@ -65,8 +65,13 @@ def _tma_values(kern: LoadedKernel, operands: dict, descriptors: Descriptors) ->
 
 def _collective_values(group, rank: int, transport: str, timeout_ns: int) -> dict:
     ws, fl, ar = group.workspace(rank), group.flags(rank), group.ar_buffer(rank)
+    land = group.landing(rank)
     mc = transport == "multicast"
     return {
+        "land_ptr": land.ptr,
+        "peer_land_ptr": land.peer_ptrs.data_ptr(),
+        "mc_land_ptr": land.multicast_ptr if mc else 0,
+        "land_rows": group.land_rows,
         "rank": rank,
         "ws_ptr": ws.ptr,
         "flag_ptr": fl.ptr,
@@ -91,8 +96,8 @@ def kernel_arguments(kern: LoadedKernel, t: CallTensors, descriptors: Descriptor
     TMA operands: a = x [M, K], b = W [N, K], c = the tile-store target (mode none: out [M, N];
     rs/ar: this rank's workspace viewed as [2 * rows_pad, N]).
     """
-    if kern.mode == "none":
-        c_ptr, c_rows = t.out.data_ptr(), t.M
+    if kern.mode == "none" or kern.variant.schedule != "tile":
+        c_ptr, c_rows = t.out.data_ptr(), t.M    # (no tma_c outside the sm_90a tile kernels)
     else:
         c_ptr, c_rows = group.workspace(rank).ptr, 2 * group.rows_pad
     operands = {"a": (t.x.data_ptr(), t.M, t.K), "b": (t.weight.data_ptr(), t.N, t.K),
@@ -101,7 +106,7 @@ def kernel_arguments(kern: LoadedKernel, t: CallTensors, descriptors: Descriptor
     values.update({"m": t.M, "out_ptr": t.out.data_ptr()})
     if kern.mode != "none":
         values.update(_collective_values(group, rank, transport, timeout_ns))
-    names = [name for name, _ in contract.kernel_params(kern.arch, kern.mode)]
+    names = [name for name, _ in contract.kernel_params(kern.arch, kern.mode, kern.variant.schedule)]
     missing = [n for n in names if n not in values]
     if missing:  # a contract parameter this module does not know how to fill: a code bug
         raise InputError(f"no value for contract parameter(s) {missing} of {kern.entry.variant}")

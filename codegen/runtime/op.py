@@ -50,6 +50,8 @@ class GemmRsAr:
         mode: 'rs' | 'ar' | 'none'. 'none' needs no group (launches on the current stream).
         group: a Group (e.g. VirtualGroup) with the same mode and N.
         bn, cta_group: fix the tile width / CTA group instead of dispatching on M.
+        schedule: fix the tile schedule, 'tile' or 'swapab' (the decode schedule, for M up to
+            the group's landing rows; its `bn` is the token tile), instead of dispatching on M.
         sm_budget: cap of the persistent grid (default: the group's; all SMs for 'none').
         transport: 'unicast' | 'multicast' | None (multicast when available, else unicast).
         arch: 'sm_90a' | 'sm_100a' (default: from the device's compute capability).
@@ -62,7 +64,8 @@ class GemmRsAr:
 
     def __init__(self, max_M: int, N: int, K: int, mode: str, group: Group | None = None,
                  bn: int | None = None, cta_group: int | None = None, sm_budget: int | None = None,
-                 transport: str | None = None, *, arch: str | None = None, min_m: int = 128,
+                 transport: str | None = None, *, schedule: str | None = None,
+                 arch: str | None = None, min_m: int = 128,
                  timeout_ms: int | None = None, cache_dir: str | Path | None = None,
                  device: int | str | torch.device | None = None):
         if mode not in contract.MODES:
@@ -72,10 +75,17 @@ class GemmRsAr:
         _int_arg("K", K, 1)
         if K % contract.BK:
             raise InputError(f"K = {K} must be a positive multiple of {contract.BK}")
-        if bn is not None and bn not in contract.BNS:
-            raise InputError(f"bn = {bn!r} must be one of {contract.BNS} or None")
-        if N < contract.MIN_BN or N % (bn or contract.MIN_BN):
-            raise InputError(f"N = {N} must be a positive multiple of {bn or contract.MIN_BN}")
+        if schedule is not None and schedule not in contract.SCHEDULES:
+            raise InputError(f"schedule = {schedule!r} must be one of {contract.SCHEDULES} or None")
+        bns = {"swapab": contract.SWAPAB_BNS, "tile": contract.BNS}.get(
+            schedule, tuple(sorted(set(contract.BNS) | set(contract.SWAPAB_BNS))))
+        if bn is not None and bn not in bns:
+            raise InputError(f"bn = {bn!r} must be one of {bns} or None")
+        if schedule == "swapab" and cta_group not in (None, 1):
+            raise InputError(f"cta_group = {cta_group!r}: the swapab schedule has cta_group 1 only")
+        n_multiple = contract.MIN_BN if schedule == "swapab" else (bn or contract.MIN_BN)
+        if N < contract.MIN_BN or N % n_multiple:
+            raise InputError(f"N = {N} must be a positive multiple of {n_multiple}")
         if cta_group is not None and cta_group not in contract.CTA_GROUPS:
             raise InputError(f"cta_group = {cta_group!r} must be one of {contract.CTA_GROUPS} or None")
         if transport is not None and transport not in contract.TRANSPORTS:
@@ -96,7 +106,7 @@ class GemmRsAr:
                 raise InputError(f"group.max_M = {group.max_M} is smaller than max_M = {max_M}")
         settings = codegen_env.load()
         self.max_M, self.N, self.K, self.mode, self.group = max_M, N, K, mode, group
-        self.fixed_bn, self.fixed_cta_group = bn, cta_group
+        self.fixed_bn, self.fixed_cta_group, self.fixed_schedule = bn, cta_group, schedule
         self.min_m = min_m
         self.tp = group.tp if group is not None else 1
         if group is not None:
@@ -136,12 +146,32 @@ class GemmRsAr:
     def out_shape(self, M: int) -> tuple[int, int]:
         return contract.out_shape(self.mode, M, self.N, self.tp)
 
-    def config(self, M: int) -> tuple[int, int]:
-        """(BN, cta_group) a call with M rows uses."""
+    @property
+    def land_rows(self) -> int:
+        """The largest M the decode (swapab) schedule can serve: the group's landing rows."""
+        if self.group is None:
+            return contract.SWAPAB_MAX_ROWS
+        return contract.land_rows(self.group.max_M)
+
+    def choice(self, M: int) -> tuple[str, int, int]:
+        """(schedule, BN, cta_group) a call with M rows uses (dispatch.py's rules)."""
+        fixed = self.fixed_schedule
+        if fixed is None and (self.fixed_bn is not None or self.fixed_cta_group is not None):
+            # a fixed BN / CTA group names a tile-schedule configuration, unless the BN exists
+            # only as a decode token tile (16, 32, 64)
+            only_swapab = self.fixed_bn in contract.SWAPAB_BNS and self.fixed_bn not in contract.BNS
+            fixed = "swapab" if only_swapab else "tile"
+        schedule = dispatch.choose_schedule(M, self.arch, self.land_rows, fixed)
+        if schedule == "swapab":
+            return schedule, dispatch.swapab_token_tile(M, self.fixed_bn), 1
         cg = dispatch.choose_cta_group(M, self.fixed_cta_group)
         known = self._sm_budget is not None or self.group is not None or torch.cuda.is_available()
         ctas = self.sm_budget if self.fixed_bn is None and known else None
-        return dispatch.choose_bn(M, self.N, self.fixed_bn, ctas=ctas, cluster=cg), cg
+        return schedule, dispatch.choose_bn(M, self.N, self.fixed_bn, ctas=ctas, cluster=cg), cg
+
+    def config(self, M: int) -> tuple[int, int]:
+        """(BN, cta_group) a call with M rows uses."""
+        return self.choice(M)[1:]
 
     @property
     def arch(self) -> str:
@@ -177,10 +207,10 @@ class GemmRsAr:
         return torch.cuda.get_device_properties(self._device()).multi_processor_count
 
     def variant(self, M: int) -> Variant:
-        bn, cg = self.config(M)
+        schedule, bn, cg = self.choice(M)
         if self.mode == "none":
-            return Variant(self.arch, "none", None, bn, cg, None)
-        return Variant(self.arch, self.mode, self.transport, bn, cg, self.tp)
+            return Variant(self.arch, "none", None, bn, cg, None, schedule=schedule)
+        return Variant(self.arch, self.mode, self.transport, bn, cg, self.tp, schedule=schedule)
 
     # ---- kernels ----------------------------------------------------------------------------
     def kernel(self, variant: Variant) -> LoadedKernel:
@@ -204,7 +234,8 @@ class GemmRsAr:
         Call it before CUDA-graph capture, or at start-up to surface cache misses early.
         """
         if Ms is None:
-            Ms = {1, dispatch.CTA_GROUP_2_MIN_M, dispatch.BN_256_MIN_M, self.max_M}
+            Ms = {1, dispatch.CTA_GROUP_2_MIN_M, dispatch.BN_256_MIN_M, self.max_M,
+                  dispatch.SWAPAB_DEFAULT_MAX_M + 1, *contract.SWAPAB_BNS}
             Ms = [m for m in Ms if m <= self.max_M]
         names = []
         for M in sorted(set(Ms)):
@@ -334,11 +365,16 @@ class GemmRsAr:
         """Launch one rank. Its stream first waits on `ordered_after` (an event recorded on the
         caller's stream before any rank launched) or, without one, on the current stream."""
         variant = self.variant(M)
+        if variant.schedule == "swapab" and M > self.land_rows:
+            raise InputError(f"x.shape[0] (M) = {M} exceeds the {self.land_rows} landing rows "
+                             f"of the swapab schedule (group max_M {self.group.max_M})")
         kern = self.kernel(variant)
         launch = kern.entry.meta["launch"]
-        bn = int(launch.get("bn", variant.bn))
-        grid = dispatch.grid_size(M, self.N, bn, kern.cluster[0], self.sm_budget,
-                                  int(launch.get("min_grid_multiple", 1)))
+        if variant.schedule == "swapab":
+            grid = dispatch.swapab_grid(self.N, self.sm_budget)
+        else:
+            grid = dispatch.grid_size(M, self.N, int(launch.get("bn", variant.bn)), kern.cluster[0],
+                                      self.sm_budget, int(launch.get("min_grid_multiple", 1)))
         params = self._params(rank, x, weight, out, M, kern)
         dev = self._device()
         with torch.cuda.device(dev):
@@ -352,5 +388,6 @@ class GemmRsAr:
                     s.wait_stream(cur)
             kern.launch(grid, params, s)
         self.health.last_variant[rank] = variant.name
-        self.last_launch[rank] = {"variant": variant.name, "bn": variant.bn,
+        self.last_launch[rank] = {"variant": variant.name, "schedule": variant.schedule,
+                                  "bn": variant.bn,
                                   "cta_group": variant.cta_group, "grid": grid}

@@ -53,8 +53,8 @@ def buffer_specs(max_M: int, N: int, tp: int, mode: str) -> list[BufferSpec]:
     """The buffers of one rank (KERNEL-CONTRACT.md "Shapes" / "Flag area"), pure.
 
     workspace [2, rows_pad, N] bf16, flags int64[flag_words] (sized for the smallest BN so every
-    BN fits), AR buffer [2, rows_pad, N] bf16 (mode 'ar' only), error record i32[8] (pinned
-    host memory, not symmetric).
+    BN fits), AR buffer [2, rows_pad, N] bf16 (mode 'ar' only), the decode landing buffer
+    [2, tp, land_rows, N] bf16, error record i32[8] (pinned host memory, not symmetric).
     """
     if mode not in ("rs", "ar"):
         raise ValueError(f"mode must be 'rs' or 'ar', got {mode!r}")
@@ -69,6 +69,7 @@ def buffer_specs(max_M: int, N: int, tp: int, mode: str) -> list[BufferSpec]:
              BufferSpec("flags", (contract.flag_words(max_M, N, tp),), "int64", True)]
     if mode == "ar":
         specs.append(BufferSpec("ar", (2, rp, N), "bfloat16", True))
+    specs.append(BufferSpec("landing", (2, tp, contract.land_rows(max_M), N), "bfloat16", True))
     specs.append(BufferSpec("error_record", (contract.ERROR_RECORD_WORDS,), "int32", False))
     return specs
 
@@ -287,6 +288,10 @@ class SymmMemGroup(Group):
     def ar_buffer(self, rank: int) -> SymmetricBuffer | None:
         self._own(rank)
         return self._bufs.get("ar")
+
+    def landing(self, rank: int) -> SymmetricBuffer:
+        self._own(rank)
+        return self._bufs["landing"]
 
     def error_record(self, rank: int) -> torch.Tensor:
         self._own(rank)

@@ -10,11 +10,12 @@ from gpu_common import check_outputs, fresh, rank_inputs, requires_gpu
 
 @pytest.mark.gpu
 @requires_gpu
+@pytest.mark.parametrize("schedule", ["tile", "swapab"])
 @pytest.mark.parametrize("mode", ["rs", "ar"])
-def test_missing_peer_times_out(mode):
+def test_missing_peer_times_out(mode, schedule):
     tp, M, N, K = 2, 256, 1024, 768
     group = VirtualGroup(tp, M, N, mode)
-    op = GemmRsAr(M, N, K, mode, group, timeout_ms=200)
+    op = GemmRsAr(M, N, K, mode, group, timeout_ms=200, schedule=schedule)
     xs, ws = rank_inputs(tp, M, N, K)
     t0 = time.monotonic()
     op(0, xs[0], ws[0])  # rank 1 never launches

@@ -60,7 +60,8 @@ def test_fused_forward_backward(tp, mode):
 def test_fixed_tile_config(tp, mode, bn, cta_group):
     N, K = 1024, 768 if tp != 4 else 2304
     group = VirtualGroup(tp, MAX_M, N, mode)
-    op = GemmRsAr(MAX_M, N, K, mode, group, bn=bn, cta_group=cta_group, timeout_ms=TIMEOUT_MS)
+    op = GemmRsAr(MAX_M, N, K, mode, group, bn=bn, cta_group=cta_group, schedule="tile",
+                  timeout_ms=TIMEOUT_MS)
     for M in [1, 129, 257, 4096, 8205, 127]:
         assert op.config(M) == (bn, cta_group)
         _run(op, tp, M, N, K, f"tp={tp} {mode} fixed")

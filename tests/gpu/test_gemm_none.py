@@ -26,7 +26,7 @@ def test_none_matches_torch(K, N):
 @pytest.mark.parametrize("bn,cta_group", [(128, 1), (128, 2), (256, 1), (256, 2)])
 def test_none_fixed_tiles(bn, cta_group):
     N, K = 7168, 1024
-    op = GemmRsAr(8205, N, K, "none", bn=bn, cta_group=cta_group)
+    op = GemmRsAr(8205, N, K, "none", bn=bn, cta_group=cta_group, schedule="tile")
     for M in [1, 129, 257, 4096, 8205]:
         x, w = fresh((M, K)), fresh((N, K))
         out = op(0, x, w, out=poisoned((M, N)))
