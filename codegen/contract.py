@@ -34,7 +34,7 @@ DTYPES = ("bf16",)
 #: per-rank workspaces (large M). "swapab": the decode schedule for M <= SWAPAB_MAX_ROWS:
 #: W is the MMA's M operand (SWAPAB_BM rows per CTA) and the tokens its N (`bn` = the token
 #: tile, one of SWAPAB_BNS), each rank pushes its partial tile straight into every reader's
-#: landing buffer and the readers sum locally.
+#: landing buffer (the data is its own flag: Lamport) and the readers sum locally.
 SCHEDULES = ("tile", "swapab")
 SCHEDULE_ARCHS = {"tile": ARCHS, "swapab": ("sm_90a",)}
 SWAPAB_BNS = (16, 32, 64, 128, 256)
@@ -214,23 +214,15 @@ def ar_flag_word(t, nt, owner, m_tiles_max, n_tiles, tp):
     return FLAG_TILES + 2 * m_tiles_max * n_tiles + (t * n_tiles + nt) * tp + owner
 
 
-def land_flag_word(parity, nt, src, m_tiles_max, n, tp):
-    """Word of the decode (swapab) flag: `src` has pushed its rows of W-row tile `nt` (SWAPAB_BM
-    wide) into this rank's landing slot [parity][src]. The region follows the AR flags of the
-    MIN_BN geometry, so it never overlaps a tile-schedule flag."""
-    mt, nt_tile = m_tiles_max, n // MIN_BN
-    base = FLAG_TILES + 2 * mt * nt_tile + mt * nt_tile * tp
-    return base + (parity * (n // SWAPAB_BM) + nt) * tp + src
-
-
 def flag_words(max_M: int, N: int, tp: int, bn: int = MIN_BN) -> int:
-    """Words of one rank's flag area (one past the last decode flag).
+    """Words of one rank's flag area for tile width `bn` (one past the last AR flag).
 
     Groups size it with MIN_BN: every BN an op may pick then fits (a larger BN has fewer N
-    tiles and uses a prefix of each tile region).
+    tiles and uses a prefix of each region). The swapab schedule needs no tile flags: its
+    landing data is its own flag (Lamport), only the header's epoch words.
     """
-    mt = m_tiles_max(max_M)
-    return land_flag_word(1, N // SWAPAB_BM - 1, tp - 1, mt, N, tp) + 1
+    mt, nt = m_tiles_max(max_M), N // bn
+    return ar_flag_word(mt - 1, nt - 1, tp - 1, mt, nt, tp) + 1
 
 
 # ---- error record: i32 words, first writer wins (atom.cas on `code`) ---------------------------

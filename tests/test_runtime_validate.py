@@ -243,3 +243,52 @@ def test_out_sharing_memory_with_an_input_is_refused():
     big = bf16(8 + 8 * N // K, K)                  # x and out carved from one tensor, overlapping
     with pytest.raises(InputError, match=r"out overlaps x"):
         op(0, big[:8], w, out=big.view(-1)[8 * K - 8: 8 * K - 8 + 8 * N].view(8, N))
+
+
+def _table(root, rows, mode="rs", K=K):
+    from codegen.runtime.tuning import table_path, write_table
+
+    write_table(table_path(root, "sm_90a", mode, TP, N, K), arch="sm_90a", mode=mode, tp=TP, N=N,
+                K=K, rows=[dict(zip(("M", "schedule", "bn", "cta_group", "fused_us",
+                                     "best_unfused_us", "best_unfused"), r)) for r in rows])
+
+
+def test_tuning_table_drives_dispatch_and_should_run(tmp_path):
+    """Issue 9: the op picks schedule/BN/CTA group per M from the measured table next to the
+    manifests, and should_run uses its crossover instead of a fixed min_m."""
+    _table(tmp_path, [(16, "swapab", 32, 1, 9.0, 8.0, "nccl"),      # fused loses at 16
+                      (64, "swapab", 64, 1, 9.0, 12.0, "nccl"),
+                      (256, "tile", 256, 2, 20.0, 30.0, "nccl")])
+    op = GemmRsAr(MAX_M, N, K, "rs", CpuGroup(), arch="sm_90a", cache_dir=tmp_path)
+    assert op.choice(10) == ("swapab", 32, 1) and op.choice(17) == ("swapab", 64, 1)
+    assert op.choice(100) == ("tile", 256, 2) and op.choice(MAX_M) == ("tile", 256, 2)
+    # should_run follows the measured verdict of the row that covers M (the smallest measured
+    # M >= M): fused lost at 16, won at 64 (covers 17..64) and 256 (covers 65..MAX_M)
+    assert op.tuning_table().crossover_m == 64
+    assert not op.should_run(bf16(16, K)) and op.should_run(bf16(17, K))
+    assert op.should_run(bf16(MAX_M, K))
+    fixed = GemmRsAr(MAX_M, N, K, "rs", CpuGroup(), arch="sm_90a", cache_dir=tmp_path,
+                     schedule="tile", min_m=1)
+    assert fixed.choice(10)[0] == "tile" and fixed.should_run(bf16(1, K))
+    # no table for another K: the built-in rules
+    other = GemmRsAr(MAX_M, N, 2 * K, "rs", CpuGroup(), arch="sm_90a", cache_dir=tmp_path)
+    assert other.choice(10) == ("swapab", 16, 1) and other.should_run(bf16(128, 2 * K))
+
+
+def test_tuning_table_with_a_losing_middle(tmp_path):
+    """Measured on two H200s: fused wins at M <= 64 and at large M but loses at 128..512."""
+    _table(tmp_path, [(16, "swapab", 16, 1, 9.0, 12.6, "nccl"), (128, "swapab", 128, 1, 18.4, 17.5, "nccl"),
+                      (4096, "tile", 256, 2, 300.0, 330.0, "nccl")])
+    op = GemmRsAr(MAX_M, N, K, "rs", CpuGroup(), arch="sm_90a", cache_dir=tmp_path)
+    assert op.should_run(bf16(8, K)) and not op.should_run(bf16(100, K)) and op.should_run(bf16(200, K))
+
+
+def test_malformed_tuning_table_is_loud(tmp_path):
+    from codegen.runtime.tuning import TuningError, table_path
+
+    path = table_path(tmp_path, "sm_90a", "rs", TP, N, K)
+    path.parent.mkdir(parents=True)
+    path.write_text('{"format": 1, "rows": "x"}')
+    op = GemmRsAr(MAX_M, N, K, "rs", CpuGroup(), arch="sm_90a", cache_dir=tmp_path)
+    with pytest.raises(TuningError, match="rs_tp4"):
+        op.choice(16)

@@ -135,15 +135,12 @@ def test_contract_geometry_and_flag_words():
     from codegen import contract
 
     mt, nt, tp = contract.m_tiles_max(8205), 7168 // 128, 8
-    assert contract.flag_words(8205, 7168, tp) == 16 + 2 * mt * nt + mt * nt * tp + 2 * 112 * tp
-    # every tile flag, AR flag and decode flag lies in the area, and no two share a word
+    assert contract.flag_words(8205, 7168, tp) == 16 + 2 * mt * nt + mt * nt * tp
+    # every tile flag and AR flag lies in the area, and no two share a word
     words = {contract.tile_flag_word(p, t, n, mt, nt) for p in (0, 1) for t in range(mt) for n in range(nt)}
     ar = {contract.ar_flag_word(t, n, o, mt, nt, tp) for t in range(mt) for n in range(nt) for o in range(tp)}
-    land = {contract.land_flag_word(p, n, s, mt, 7168, tp) for p in (0, 1) for n in range(112)
-            for s in range(tp)}
-    assert len(words) == 2 * mt * nt and len(ar) == mt * nt * tp and len(land) == 2 * 112 * tp
-    assert not words & ar and not (words | ar) & land
-    assert min(words) == contract.FLAG_TILES and max(land) == contract.flag_words(8205, 7168, tp) - 1
+    assert len(words) == 2 * mt * nt and len(ar) == mt * nt * tp and not words & ar
+    assert min(words) == contract.FLAG_TILES and max(ar) == contract.flag_words(8205, 7168, tp) - 1
     assert contract.kind_size("i32x2") == 8 and contract.kind_size("tma_desc") == 128
     with pytest.raises(ValueError):
         contract.kind_size("f16x")

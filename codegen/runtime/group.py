@@ -69,7 +69,8 @@ class Group(abc.ABC):
     @abc.abstractmethod
     def landing(self, rank: int) -> SymmetricBuffer:
         """Decode landing buffer [2, tp, land_rows, N] bf16: slot [parity][src] holds src's
-        pushed partial rows (the swapab schedule)."""
+        pushed partial rows (the swapab schedule). Allocated armed: every element -0.0, the
+        Lamport sentinel (kernels re-arm what they consume)."""
 
     @abc.abstractmethod
     def error_record(self, rank: int) -> torch.Tensor:
@@ -155,7 +156,8 @@ class VirtualGroup(Group):
             self._ar = ([torch.zeros(2, rp, N, dtype=torch.bfloat16, device=dev) for _ in range(tp)]
                         if mode == "ar" else None)
             lr = contract.land_rows(max_M)
-            self._land = [torch.zeros(2, tp, lr, N, dtype=torch.bfloat16, device=dev)
+            # armed: every landing element holds the Lamport sentinel -0.0 until data lands
+            self._land = [torch.full((2, tp, lr, N), -0.0, dtype=torch.bfloat16, device=dev)
                           for _ in range(tp)]
             self._err = [torch.zeros(contract.ERROR_RECORD_WORDS, dtype=torch.int32, pin_memory=True)
                          for _ in range(tp)]
@@ -209,6 +211,8 @@ class VirtualGroup(Group):
         with torch.cuda.device(self.device):
             for f in self._flags:
                 f.zero_()
+            for land in self._land:  # a timed-out reader may have left slots unarmed
+                land.fill_(-0.0)
         torch.cuda.synchronize(self.device)
         for e in self._err:
             e.zero_()

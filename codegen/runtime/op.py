@@ -23,8 +23,11 @@ from .health import RankHealth
 from .kernel import LoadedKernel, load_kernel
 from .launch_plan import CallTensors, Descriptors, kernel_arguments
 from .transport import choose_transport
+from .tuning import find_table
 from .validate import check_m, check_matrix, check_no_overlap, check_out, check_rank
 
+#: should_run()'s threshold on M when neither `min_m` nor a tuning table says otherwise.
+DEFAULT_MIN_M = 128
 #: Largest accepted `timeout_ms` (one hour): the bound must fit the kernel's u64 nanoseconds
 #: with room, and a wait longer than this is a hang by any serving standard.
 MAX_TIMEOUT_MS = 3_600_000
@@ -55,7 +58,8 @@ class GemmRsAr:
         sm_budget: cap of the persistent grid (default: the group's; all SMs for 'none').
         transport: 'unicast' | 'multicast' | None (multicast when available, else unicast).
         arch: 'sm_90a' | 'sm_100a' (default: from the device's compute capability).
-        min_m: should_run() threshold on M.
+        min_m: should_run() threshold on M (default: the tuning table's measured verdict per
+            M for this shape, else M >= 128).
         timeout_ms: bound of every in-kernel wait, 1..MAX_TIMEOUT_MS (default
             CODEGEN_WAIT_TIMEOUT_MS).
         cache_dir: cache root (default CODEGEN_CACHE_DIR).
@@ -65,7 +69,7 @@ class GemmRsAr:
     def __init__(self, max_M: int, N: int, K: int, mode: str, group: Group | None = None,
                  bn: int | None = None, cta_group: int | None = None, sm_budget: int | None = None,
                  transport: str | None = None, *, schedule: str | None = None,
-                 arch: str | None = None, min_m: int = 128,
+                 arch: str | None = None, min_m: int | None = None,
                  timeout_ms: int | None = None, cache_dir: str | Path | None = None,
                  device: int | str | torch.device | None = None):
         if mode not in contract.MODES:
@@ -93,7 +97,7 @@ class GemmRsAr:
         if arch is not None and arch not in contract.ARCHS:
             raise InputError(f"arch = {arch!r} must be one of {contract.ARCHS} or None")
         _int_arg("sm_budget", sm_budget, 1, allow_none=True)
-        _int_arg("min_m", min_m, 1)
+        _int_arg("min_m", min_m, 1, allow_none=True)
         _int_arg("timeout_ms", timeout_ms, 1, MAX_TIMEOUT_MS, allow_none=True)
         if mode != "none":
             if group is None:
@@ -121,6 +125,7 @@ class GemmRsAr:
         self._transport = None if mode != "none" else "none"
         self.timeout_ns = int(timeout_ms if timeout_ms is not None else settings.wait_timeout_ms) * 1_000_000
         self.cache_dir = Path(cache_dir) if cache_dir is not None else settings.cache_dir
+        self._table = None  # the tuning table, read at first use (False: none for this shape)
         self._kernels: dict[str, LoadedKernel] = {}
         self._descriptors = Descriptors()
         self.health = RankHealth(group, self._device)
@@ -140,8 +145,29 @@ class GemmRsAr:
         return True
 
     def should_run(self, x) -> bool:
-        """Whether the fused kernel is worth it for `x` (M >= min_m; below, torch.mm + NCCL)."""
-        return isinstance(x, torch.Tensor) and x.dim() == 2 and self.min_m <= x.shape[0] <= self.max_M
+        """Whether the fused kernel is worth it for `x` (else the caller uses torch.mm + the
+        collective). With `min_m`: M >= min_m. Otherwise, with a tuning table for this shape:
+        whether fused beat the best unfused path at the table's row for M (the smallest
+        measured M >= M), so a fused win at decode sizes and a loss in between are both
+        honoured; without one: M >= DEFAULT_MIN_M."""
+        if not (isinstance(x, torch.Tensor) and x.dim() == 2 and 1 <= x.shape[0] <= self.max_M):
+            return False
+        M = x.shape[0]
+        if self.min_m is not None:
+            return M >= self.min_m
+        table = self.tuning_table()
+        if table is None:
+            return M >= DEFAULT_MIN_M
+        return table.row(M).speedup >= 1.0
+
+    def tuning_table(self):
+        """The measured dispatch table of this op's (arch, mode, tp, N, K) under the cache root
+        (`codegen tune` / tools/bench_multi_gpu.py --tune-out write it), or None. A malformed
+        table raises TuningError, like a corrupt cache entry."""
+        if self._table is None:
+            tp = self.tp if self.mode != "none" else 1
+            self._table = find_table(self.cache_dir, self.arch, self.mode, tp, self.N, self.K) or False
+        return self._table or None
 
     def out_shape(self, M: int) -> tuple[int, int]:
         return contract.out_shape(self.mode, M, self.N, self.tp)
@@ -154,7 +180,16 @@ class GemmRsAr:
         return contract.land_rows(self.group.max_M)
 
     def choice(self, M: int) -> tuple[str, int, int]:
-        """(schedule, BN, cta_group) a call with M rows uses (dispatch.py's rules)."""
+        """(schedule, BN, cta_group) a call with M rows uses: the tuning table's measured choice
+        when one exists and nothing is fixed, else dispatch.py's rules."""
+        unfixed = (self.fixed_schedule, self.fixed_bn, self.fixed_cta_group) == (None, None, None)
+        table = self.tuning_table() if unfixed else None
+        if table is not None:
+            schedule, bn, cg = table.choice(M)
+            usable = schedule == "tile" or (M <= self.land_rows
+                                            and self.arch in contract.SCHEDULE_ARCHS[schedule])
+            if usable and self.N % (contract.SWAPAB_BM if schedule == "swapab" else bn) == 0:
+                return schedule, bn, cg
         fixed = self.fixed_schedule
         if fixed is None and (self.fixed_bn is not None or self.fixed_cta_group is not None):
             # a fixed BN / CTA group names a tile-schedule configuration, unless the BN exists
@@ -236,6 +271,8 @@ class GemmRsAr:
         if Ms is None:
             Ms = {1, dispatch.CTA_GROUP_2_MIN_M, dispatch.BN_256_MIN_M, self.max_M,
                   dispatch.SWAPAB_DEFAULT_MAX_M + 1, *contract.SWAPAB_BNS}
+            table = self.tuning_table()
+            Ms |= set(table.ms) if table is not None else set()
             Ms = [m for m in Ms if m <= self.max_M]
         names = []
         for M in sorted(set(Ms)):

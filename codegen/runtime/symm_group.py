@@ -212,6 +212,7 @@ class SymmMemGroup(Group):
                     self._bufs[spec.name] = self._allocate(symm, spec)
             for b in self._bufs.values():
                 b.local.zero_()  # flags must start at 0; ws / AR only for tidy debugging
+            self._bufs["landing"].local.fill_(-0.0)  # armed with the Lamport sentinel
             self._err = torch.zeros(contract.ERROR_RECORD_WORDS, dtype=torch.int32, pin_memory=True)
             self._err_dev = _pinned_device_ptr(self._err, self.device.index)
             torch.cuda.synchronize(self.device)
@@ -330,5 +331,6 @@ class SymmMemGroup(Group):
         self.barrier()
         with torch.cuda.device(self.device):
             self._bufs["flags"].local.zero_()
+            self._bufs["landing"].local.fill_(-0.0)
         self._err.zero_()
         self.barrier()

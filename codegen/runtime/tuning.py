@@ -31,12 +31,11 @@ from codegen.entry_format import FormatError, read_json, write_atomic
 
 FORMAT = 1
 MAX_TABLE_BYTES = 1 << 20
-#: Kernel schedules and their tile widths: "tile" tiles N by `bn` (contract.BNS); "swapab" is
-#: the small-M schedule whose `bn` is the token tile, with CTA group 1 (the same values as the
-#: schedule axis of the variant spec).
-SCHEDULES = ("tile", "swapab")
+#: Kernel schedules and their tile widths (the variant spec's axes, from the contract): "tile"
+#: tiles N by `bn`; "swapab" is the small-M schedule whose `bn` is the token tile, CTA group 1.
+SCHEDULES = contract.SCHEDULES
 TILE_BNS = contract.BNS
-SWAPAB_BNS = (16, 32, 64, 128, 256)
+SWAPAB_BNS = contract.SWAPAB_BNS
 CTA_GROUPS = contract.CTA_GROUPS
 
 _KEYS = ("format", "arch", "mode", "tp", "N", "K", "device", "date", "command", "rows",
@@ -50,7 +49,9 @@ class TuningError(FormatError):
 
 def swapab_bn(M: int) -> int:
     """The token tile of the swapab schedule for M rows: the smallest one >= M, else the largest."""
-    return next((bn for bn in SWAPAB_BNS if bn >= M), SWAPAB_BNS[-1])
+    from .dispatch import swapab_token_tile
+
+    return swapab_token_tile(M)
 
 
 def candidates(M: int, N: int) -> list[tuple[str, int, int]]:
