@@ -259,7 +259,7 @@ def _cmd_inspect(args, cache) -> int:
     elif what == "ptx":
         sys.stdout.write(entry.file("kernel.ptx").read_text(encoding="utf-8", errors="replace"))
     elif what == "sass":
-        from codegen.tools import require_tool
+        from codegen.binutils import require_tool
 
         proc = subprocess.run([str(require_tool("nvdisasm")), "-c", str(entry.file("kernel.cubin"))],
                               capture_output=True, text=True)

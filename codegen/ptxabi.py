@@ -48,7 +48,7 @@ class Param:
 
 
 @dataclass(frozen=True)
-class Entry:
+class PtxEntry:
     name: str
     params: list[Param]
     reqntid: tuple[int, ...] | None = None
@@ -86,7 +86,7 @@ def _parse_directives(text: str) -> tuple[tuple[int, ...] | None, dict[str, str]
     return reqntid, directives
 
 
-def parse_entries(ptx: str) -> list[Entry]:
+def parse_entries(ptx: str) -> list[PtxEntry]:
     """Every ``.entry`` of ``ptx`` with its parameters in order (PtxParseError if unreadable)."""
     ptx = _COMMENT_RE.sub("", ptx)
     entries = []
@@ -94,5 +94,5 @@ def parse_entries(ptx: str) -> list[Entry]:
         body = m.group(2).strip()
         params = [] if not body else [_parse_param(i, p) for i, p in enumerate(body.split(","))]
         reqntid, directives = _parse_directives(m.group("directives") or "")
-        entries.append(Entry(name=m.group(1), params=params, reqntid=reqntid, directives=directives))
+        entries.append(PtxEntry(name=m.group(1), params=params, reqntid=reqntid, directives=directives))
     return entries

@@ -12,7 +12,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from codegen.tools import find_tool
+from codegen.binutils import find_tool
 
 # .nv.info attribute ids (EIATTR_*) that carry per-kernel values: (u32 symbol index, u32 value).
 _EIATTR_FRAME_SIZE = 0x11

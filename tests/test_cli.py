@@ -4,7 +4,7 @@ import json
 import pytest
 
 from codegen import build as buildmod
-from codegen import tools
+from codegen import binutils as tools
 from codegen.build import KeyContext
 from codegen.cli import main
 

@@ -2,7 +2,7 @@ from pathlib import Path
 
 import pytest
 
-from codegen import tools
+from codegen import binutils as tools
 from codegen.ptxabi import Param, PtxParseError, parse_entries
 from codegen.resources import resources_from_cubin
 

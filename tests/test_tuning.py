@@ -101,7 +101,12 @@ def test_swapab_tile_and_candidates():
     assert [swapab_bn(m) for m in (1, 16, 17, 100, 256, 257, 8192)] == [16, 16, 32, 128, 256, 256, 256]
     assert candidates(16, 7168) == [("tile", 128, 1), ("tile", 128, 2), ("tile", 256, 1),
                                     ("tile", 256, 2), ("swapab", 16, 1)]
-    assert candidates(300, 128 * 3) == [("tile", 128, 1), ("tile", 128, 2), ("swapab", 256, 1)]
+    assert candidates(300, 128 * 3) == [("tile", 128, 1), ("tile", 128, 2), ("swapab", 64, 1),
+                                        ("swapab", 128, 1), ("swapab", 256, 1)]
+    # several token tiles (down to M / 8) compete: the push of one overlaps the next one's MMA
+    assert [c for c in candidates(128, 7168) if c[0] == "swapab"] == [
+        ("swapab", 16, 1), ("swapab", 32, 1), ("swapab", 64, 1), ("swapab", 128, 1)]
+    assert all(c[0] == "tile" for c in candidates(2048, 7168))  # past the landing rows
 
 
 def test_absent_is_none(tmp_path):

@@ -2,9 +2,10 @@
 """Decode sizes on one GPU: mode none of each schedule against torch.mm (a script, not a test).
 
 For every K and M (default M 16..512, K 768/1536/2304, N 7168) it times torch.mm, the tile
-schedule (dispatched BN / CTA group) and the swapab schedule at every token tile >= M (and
-256), by CUDA-graph replay (tools/graph_timing.py), and prints a table: best fused / torch.mm.
-`--json PATH` writes every row.
+schedule (dispatched BN / CTA group) and the swapab schedule at each token tile the tuning
+sweep tries (codegen.runtime.tuning.candidates), by CUDA-graph replay (tools/graph_timing.py),
+and prints a table: best fused / torch.mm. `--json PATH` writes every row; `--tune-out ROOT`
+writes mode none's tuning tables (ROOT/tuning/, read by GemmRsAr's dispatch).
 
     PYTHONPATH=. python3 tools/bench_decode.py --json out/decode_none.json
 """
@@ -18,8 +19,9 @@ from pathlib import Path
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from codegen import contract  # noqa: E402
 from codegen.runtime import CacheMissError, GemmRsAr  # noqa: E402
+from codegen.runtime.tuning import candidates as sweep_candidates  # noqa: E402
+from codegen.runtime.tuning import table_path, write_table  # noqa: E402
 from graph_timing import graph_time_us  # noqa: E402  (tools/ is the script's directory)
 
 
@@ -27,11 +29,27 @@ def _ints(text: str) -> list[int]:
     return [int(v) for v in text.split(",") if v]
 
 
-def candidates(M: int) -> list[tuple[str, int | None]]:
-    """(schedule, bn) to time at M: the tile schedule's dispatch, and every token tile that
-    covers M in one tile plus 256 (several token tiles)."""
-    tiles = [bt for bt in contract.SWAPAB_BNS if bt >= M] or [contract.SWAPAB_BNS[-1]]
-    return [("tile", None)] + [("swapab", bt) for bt in tiles[:2]]
+def candidates(M: int, N: int) -> list[tuple[str, int | None]]:
+    """(schedule, bn) to time at M: the tile schedule's dispatch, and the swapab token tiles of
+    the tuning sweep."""
+    return [("tile", None)] + [(s, bt) for s, bt, _ in sweep_candidates(M, N) if s == "swapab"]
+
+
+def write_tables(args, rows) -> None:
+    """One mode-none table per K: the fastest fused candidate per M against torch.mm."""
+    arch = {(9, 0): "sm_90a", (10, 0): "sm_100a"}[torch.cuda.get_device_capability()]
+    for K in args.ks:
+        table_rows = []
+        for row in (r for r in rows if r["K"] == K and r["best"]):
+            best = row["fused"][row["best"]]
+            schedule, bn, cg = best["choice"]
+            table_rows.append({"M": row["M"], "schedule": schedule, "bn": bn, "cta_group": cg,
+                               "fused_us": best["us"], "best_unfused_us": row["torch_mm_us"],
+                               "best_unfused": "torch_mm"})
+        path = table_path(args.tune_out, arch, "none", 1, args.n, K)
+        write_table(path, arch=arch, mode="none", tp=1, N=args.n, K=K, rows=table_rows,
+                    device=torch.cuda.get_device_name(), command=" ".join(sys.argv))
+        print(f"wrote {path}")
 
 
 def main(argv=None) -> int:
@@ -42,6 +60,8 @@ def main(argv=None) -> int:
     ap.add_argument("--iters", type=int, default=20)
     ap.add_argument("--replays", type=int, default=30)
     ap.add_argument("--json", type=Path, default=None)
+    ap.add_argument("--tune-out", type=Path, default=None, metavar="ROOT",
+                    help="write mode none's tuning tables under ROOT/tuning/")
     args = ap.parse_args(argv)
     rows = []
     print(f"{'K':>5} {'M':>5} {'torch.mm':>9} | " + "  ".join(f"{'cand':>14}" for _ in range(3))
@@ -53,7 +73,7 @@ def main(argv=None) -> int:
             ref_out = torch.empty(M, args.n, device="cuda", dtype=torch.bfloat16)
             t_mm = graph_time_us(lambda: torch.mm(x, w.t(), out=ref_out), args.iters, args.replays)
             row = {"K": K, "M": M, "N": args.n, "torch_mm_us": t_mm, "fused": {}}
-            for schedule, bn in candidates(M):
+            for schedule, bn in candidates(M, args.n):
                 label = f"{schedule}{'' if bn is None else bn}"
                 try:
                     op = GemmRsAr(max(args.ms), args.n, K, "none", schedule=schedule, bn=bn)
@@ -62,7 +82,8 @@ def main(argv=None) -> int:
                     torch.cuda.synchronize()
                     err = float((out.float() - x.float() @ w.float().t()).abs().max())
                     t = graph_time_us(lambda: op(0, x, w, out=out), args.iters, args.replays)
-                    row["fused"][label] = {"us": t, "max_abs_err": err, "variant": op.variant(M).name}
+                    row["fused"][label] = {"us": t, "max_abs_err": err, "variant": op.variant(M).name,
+                                           "choice": list(op.choice(M))}
                 except (CacheMissError, ValueError) as exc:
                     row["fused"][label] = {"error": str(exc)[:200]}
             timed = {k: v["us"] for k, v in row["fused"].items() if "us" in v}
@@ -73,6 +94,8 @@ def main(argv=None) -> int:
             cells = "  ".join(f"{k}:{v:6.1f}" for k, v in timed.items())
             print(f"{K:>5} {M:>5} {t_mm:9.1f} | {cells} | {best} {row['best_vs_torch'] or 0:.2f}x",
                   flush=True)
+    if args.tune_out:
+        write_tables(args, rows)
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps({"device": torch.cuda.get_device_name(), "rows": rows},

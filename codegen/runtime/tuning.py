@@ -54,11 +54,22 @@ def swapab_bn(M: int) -> int:
     return swapab_token_tile(M)
 
 
+#: Most token tiles per W tile a swept swapab candidate may loop over (the W tile is re-read
+#: from L2 per token tile; in exchange, the push of one token tile overlaps the next one's MMA).
+MAX_TOKEN_TILES = 8
+
+
 def candidates(M: int, N: int) -> list[tuple[str, int, int]]:
     """Every (schedule, bn, cta_group) a sweep times at M: the tile schedule at each BN that
-    divides N and each CTA group, and the swapab schedule at its token tile for M (CTA group 1)."""
+    divides N and each CTA group, and the swapab schedule (CTA group 1, for M up to the
+    contract's SWAPAB_MAX_ROWS) at every token tile from the one that covers M in one tile
+    down to M / MAX_TOKEN_TILES."""
     out = [("tile", bn, cg) for bn in TILE_BNS for cg in CTA_GROUPS if N % bn == 0]
-    return out + [("swapab", swapab_bn(M), 1)]
+    if M > contract.SWAPAB_MAX_ROWS or N % contract.SWAPAB_BM:
+        return out
+    top = swapab_bn(M)
+    return out + [("swapab", bt, 1) for bt in SWAPAB_BNS
+                  if bt <= top and bt * MAX_TOKEN_TILES >= M]
 
 
 def crossover_m(points) -> int | None:

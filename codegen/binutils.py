@@ -1,4 +1,8 @@
-"""Find the CUDA binary tools (nvdisasm, cuobjdump) without a CUDA toolkit install."""
+"""Find NVIDIA's binary utilities (nvdisasm, cuobjdump) without a CUDA toolkit install.
+
+(Not to be confused with tools/, the benchmark scripts, or compiler_id.py, the toolchain
+identity in cache keys.)
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,7 @@
 """Identity of the compiler toolchain, for the cache key: distribution names and versions.
 
+(binutils.py finds nvdisasm/cuobjdump; tools/ holds the benchmark scripts.)
+
 Read from installed distribution metadata, so it never imports cutlass (0.5 s) or CUDA.
 """
 
