@@ -41,7 +41,7 @@ from codegen.cache import Cache, Entry, cache_key
 from codegen.entry_format import MANIFEST_FORMAT, entry_rel, write_atomic
 from codegen.render import default_package_dir, helper_closure, render
 from codegen.spec import Variant
-from codegen.toolchain import identity
+from codegen.compiler_id import identity
 
 #: The lead's compile step, resolved only inside workers so the parent never imports the DSL.
 DEFAULT_COMPILE = "codegen.compile:compile_source"
