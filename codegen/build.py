@@ -280,28 +280,37 @@ def _compile_all(todo: list[Job], jobs: int, cache: Cache, progress: bool,
 
     workers = max(1, min(jobs, len(todo)))
     bar = tqdm(total=len(todo), desc="compile", unit="kernel", file=sys.stderr, disable=not progress)
-    with ProcessPoolExecutor(workers, mp_context=get_context("spawn"), initializer=_start_worker,
-                             initargs=(os.getpid(),)) as pool:
-        futures = {pool.submit(_run_job, str(cache.root), job, compile_fn): job for job in todo}
-        for fut in as_completed(futures):
-            job = futures[fut]
-            try:
-                status, line, text = fut.result()
-            except BrokenProcessPool as e:  # a worker died (OOM kill, segfault in the compiler)
-                status, line, text = "failed", f"worker process died: {e}", repr(e)
-            if status == "failed":
-                report.failed.append((job.variant, line))
-                report.logs[job.variant] = text
-            else:
-                entry = cache.lookup(job.variant, job.key)
-                if entry is None:  # cannot happen unless someone deletes it under us
-                    report.failed.append((job.variant, "entry vanished right after it was built"))
-                    continue
-                (report.built if status == "built" else report.cached).append(job.variant)
-                report.entries[job.variant] = entry
-            bar.set_postfix_str(job.variant.name, refresh=False)
-            bar.update(1)
-    bar.close()
+    try:
+        with ProcessPoolExecutor(workers, mp_context=get_context("spawn"), initializer=_start_worker,
+                                 initargs=(os.getpid(),)) as pool:
+            futures = {pool.submit(_run_job, str(cache.root), job, compile_fn): job for job in todo}
+            for fut in as_completed(futures):
+                _collect(futures[fut], fut, cache, report)
+                bar.set_postfix_str(futures[fut].variant.name, refresh=False)
+                bar.update(1)
+    except OSError as e:  # no worker could start: no /dev/shm, a process limit, ...
+        done = set(report.entries) | {v for v, _ in report.failed}
+        report.failed += [(job.variant, f"cannot start compile workers: {e.strerror or e}")
+                          for job in todo if job.variant not in done]
+    finally:
+        bar.close()
+
+
+def _collect(job: Job, fut, cache: Cache, report: BuildReport) -> None:
+    try:
+        status, line, text = fut.result()
+    except BrokenProcessPool as e:  # a worker died (OOM kill, segfault in the compiler)
+        status, line, text = "failed", f"worker process died: {e}", repr(e)
+    entry = None if status == "failed" else cache.lookup(job.variant, job.key)
+    if status != "failed" and entry is None:  # cannot happen unless someone deletes it under us
+        line = "entry vanished right after it was built"
+        status, text = "failed", line
+    if status == "failed":
+        report.failed.append((job.variant, line))
+        report.logs[job.variant] = text
+    else:
+        (report.built if status == "built" else report.cached).append(job.variant)
+        report.entries[job.variant] = entry
 
 
 def write_manifest(path: Path, cache: Cache, report: BuildReport) -> Path:

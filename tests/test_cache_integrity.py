@@ -17,7 +17,7 @@ from codegen.build import build
 from codegen.cache import Cache
 from codegen.runtime.cache_index import build_command, find_entry
 from codegen.runtime.errors import CacheMissError
-from codegen.spec import Variant, deployment_matrix
+from codegen.spec import Variant
 
 CMD = build_command("sm_90a", "ar", 2)
 
@@ -39,7 +39,8 @@ def _one_entry(cache, tmpl_dir, pkg_dir, name=TP2):
 def test_round_trip_writer_to_runtime(tmp_path, tmpl_dir, pkg_dir, tiny_dir, monkeypatch):
     monkeypatch.setenv("FAKE_COMPILE_CUBIN", str(tiny_dir / "tiny.cubin"))
     cache = Cache(tmp_path / "cache")
-    variants = deployment_matrix(4, ["sm_90a", "sm_100a"], transports=["unicast"], bns=[128])
+    variants = [Variant(arch, mode, None if mode == "none" else "unicast", 128, cg, None if mode == "none" else 4)
+                for arch in ("sm_90a", "sm_100a") for mode in ("rs", "ar", "none") for cg in (1, 2)]
     report = build(variants, jobs=2, cache=cache, progress=False, compile_fn=fake_compile.compile_source,
                    templates_dir=tmpl_dir, package_dir=pkg_dir,
                    manifest_path=cache.root / "manifests" / "tp4.json")
