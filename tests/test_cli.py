@@ -1,14 +1,11 @@
-import functools
 import json
 
 import pytest
 
-from codegen import build as buildmod
+from cache_helpers import fake_build, run  # noqa: F401 - fake_build is a fixture
 from codegen import binutils as tools
-from codegen.build import KeyContext
 from codegen.cli import main
 
-FAKE = "fake_compile:compile_source"
 AR8 = "gemm_ar_unicast_sm90a_bn128_cg1_tp8_bf16"
 NONE = "gemm_none_sm90a_bn128_cg1_bf16"
 
@@ -17,25 +14,6 @@ NONE = "gemm_none_sm90a_bn128_cg1_bf16"
 def _never_the_repo_cache(monkeypatch, tmp_path):
     """A command that builds by mistake (an argument that became valid) must not fill generated/."""
     monkeypatch.setenv("CODEGEN_CACHE_DIR", str(tmp_path / "default-cache"))
-
-
-@pytest.fixture
-def fake_build(monkeypatch, tmpl_dir, pkg_dir, tmp_path):
-    """Point the CLI at the test templates and the fake compile step; returns the cache root."""
-    orig_build, orig_ctx = buildmod.build, KeyContext.current
-    monkeypatch.setattr(buildmod, "build", functools.partial(
-        orig_build, compile_fn=FAKE, templates_dir=tmpl_dir, package_dir=pkg_dir))
-    monkeypatch.setattr(KeyContext, "current", classmethod(
-        lambda cls, *a, **k: orig_ctx(FAKE, tmpl_dir, pkg_dir)))
-    root = tmp_path / "cache"
-    monkeypatch.setenv("CODEGEN_CACHE_DIR", str(root))
-    return root
-
-
-def run(capsys, *argv):
-    rc = main(list(argv))
-    out, err = capsys.readouterr()
-    return rc, out, err
 
 
 def test_inspect_missing_says_what_to_run(capsys, tmp_path):
