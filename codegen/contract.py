@@ -36,7 +36,7 @@ DTYPES = ("bf16",)
 #: tile, one of SWAPAB_BNS), each rank pushes its partial tile straight into every reader's
 #: landing buffer (the data is its own flag: Lamport) and the readers sum locally.
 SCHEDULES = ("tile", "swapab")
-SCHEDULE_ARCHS = {"tile": ARCHS, "swapab": ("sm_90a",)}
+SCHEDULE_ARCHS = {"tile": ARCHS, "swapab": ARCHS}
 SWAPAB_BNS = (16, 32, 64, 128, 256)
 SWAPAB_BM = 64
 SWAPAB_MAX_ROWS = 512
@@ -96,8 +96,10 @@ class Param:
 
 
 def _where(sm90: tuple[str, ...], sm100: tuple[str, ...], swapab: tuple[str, ...] = ()) -> tuple:
-    """Modes of the sm_90a tile kernels, the sm_100a tile kernels, the sm_90a swapab kernels."""
-    return (("sm_90a", "tile", sm90), ("sm_100a", "tile", sm100), ("sm_90a", "swapab", swapab))
+    """Modes of the sm_90a tile kernels, the sm_100a tile kernels, the swapab kernels (both
+    archs: one parameter list, whatever the MMA)."""
+    return (("sm_90a", "tile", sm90), ("sm_100a", "tile", sm100), ("sm_90a", "swapab", swapab),
+            ("sm_100a", "swapab", swapab))
 
 
 _TILE_COLL = _where(COLLECTIVE_MODES, COLLECTIVE_MODES)
@@ -107,8 +109,10 @@ _SWAPAB = _where((), (), COLLECTIVE_MODES)
 #: TMA operands in parameter order: each is a descriptor `tma_<op>` then its coordinate
 #: tensor `tma_<op>_shape` (i32 per dynamic dim). sm_100a stores C from registers (no `c`).
 TMA_OPERANDS = {
-    "a": ("x [M, K]", (("sm_90a", "tile"), ("sm_100a", "tile"), ("sm_90a", "swapab"))),
-    "b": ("W [N, K]", (("sm_90a", "tile"), ("sm_100a", "tile"), ("sm_90a", "swapab"))),
+    "a": ("x [M, K]", (("sm_90a", "tile"), ("sm_100a", "tile"), ("sm_90a", "swapab"),
+                       ("sm_100a", "swapab"))),
+    "b": ("W [N, K]", (("sm_90a", "tile"), ("sm_100a", "tile"), ("sm_90a", "swapab"),
+                       ("sm_100a", "swapab"))),
     "c": ("mode none: out [M, N]; rs/ar: the workspace [2 * rows_pad, N]", (("sm_90a", "tile"),)),
 }
 

@@ -13,7 +13,7 @@ __all__ = ["ARCHS", "BNS", "CTA_GROUPS", "DTYPES", "MODES", "SCHEDULES", "SWAPAB
            "TRANSPORTS", "SpecError", "Variant", "deployment_matrix"]
 
 _TEMPLATES = {("sm_90a", "tile"): "sm90_gemm.py.j2", ("sm_100a", "tile"): "sm100_gemm.py.j2",
-              ("sm_90a", "swapab"): "sm90_swapab.py.j2"}
+              ("sm_90a", "swapab"): "sm90_swapab.py.j2", ("sm_100a", "swapab"): "sm100_swapab.py.j2"}
 
 _NAME_RE = re.compile(
     r"gemm_(?P<mode>[a-z]+)"

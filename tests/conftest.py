@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from codegen.spec import _TEMPLATES
+
 HERE = Path(__file__).resolve().parent
 # Spawned build workers unpickle the fake compile function by module name: keep tests/ importable.
 if str(HERE) not in sys.path:
@@ -53,7 +55,7 @@ def pytest_collection_modifyitems(config, items):
 def tmpl_dir(tmp_path: Path) -> Path:
     d = tmp_path / "templates"
     (d / "ptx").mkdir(parents=True)
-    for name in ("sm90_gemm.py.j2", "sm100_gemm.py.j2", "sm90_swapab.py.j2"):
+    for name in sorted(set(_TEMPLATES.values())):   # every (arch, schedule) template
         (d / name).write_text(TEMPLATE)
     (d / "ptx" / "snippet.ptx").write_text("# ptx: multimem.st.relaxed.sys.global.v4.f32\n")
     return d

@@ -23,6 +23,8 @@ VARIANTS = deployment_matrix(8) + [
     Variant("sm_90a", "rs", "multicast", 256, 1, 2),
     Variant("sm_100a", "ar", "multicast", 128, 2, 16),
     Variant("sm_100a", "rs", "multicast", 256, 2, 4),
+    Variant("sm_100a", "ar", "unicast", 64, 1, 2, schedule="swapab"),
+    Variant("sm_100a", "rs", "unicast", 256, 1, 16, schedule="swapab"),
 ]
 
 
@@ -41,6 +43,14 @@ def built(tmp_path_factory):
 
 def _has(ptx: str, pattern: str) -> bool:
     return re.search(pattern, ptx) is not None
+
+
+def _tcgen05_mma_shapes(ptx: str) -> list[tuple[int, int]]:
+    """(M, N) of each tcgen05.mma kind::f16 from its instruction descriptor, an immediate the
+    DSL moves right before it (bits 17-22: N >> 3, bits 24-28: M >> 4); one per tcgen05.mma."""
+    descs = re.findall(r"mov\.b32\s+%r\d+, (\d+);\n\s*tcgen05\.mma\.cta_group::1\.kind::f16", ptx)
+    assert descs and len(descs) == len(re.findall(r"tcgen05\.mma\.", ptx)), "a descriptor not found"
+    return [(((int(d) >> 24) & 0x1F) * 16, ((int(d) >> 17) & 0x3F) * 8) for d in descs]
 
 
 @pytest.mark.parametrize("v", VARIANTS, ids=lambda v: v.name)
@@ -70,11 +80,27 @@ def test_collective_instructions(built, v):
 def test_arch_instructions(built, v):
     ptx, _ = built[v]
     if v.schedule == "swapab":
-        # one WGMMA warpgroup: W rows are the M (64), the token tile the N
-        assert ".target sm_90a" in ptx
-        assert _has(ptx, rf"wgmma\.mma_async\.sync\.aligned\.m64n{v.bn}k16\.f32\.bf16\.bf16")
-        assert not _has(ptx, r"multicast::cluster") and not _has(ptx, r"tcgen05")
+        assert not _has(ptx, r"multicast::cluster")
+        if v.arch == "sm_90a":
+            # WGMMA: W rows are the M (64), the token tile the N (tiles of 32+ over two
+            # warpgroups, half the tokens each)
+            assert ".target sm_90a" in ptx
+            wn = v.bn // 2 if v.bn >= 32 else v.bn
+            assert _has(ptx, rf"wgmma\.mma_async\.sync\.aligned\.m64n{wn}k16\.f32\.bf16\.bf16")
+            assert not _has(ptx, r"tcgen05")
+        else:
+            # tcgen05.mma, one CTA: W rows are the M (SWAPAB_BM), the token tile the N; the
+            # accumulator in TMEM, read back by tcgen05.ld
+            assert ".target sm_100a" in ptx
+            assert not _has(ptx, r"wgmma") and not _has(ptx, r"tcgen05\.mma\.cta_group::2")
+            assert set(_tcgen05_mma_shapes(ptx)) == {(contract.SWAPAB_BM, v.bn)}
+            assert _has(ptx, r"tcgen05\.ld\.sync\.aligned\.16x")
+            assert _has(ptx, r"tcgen05\.wait::ld") and _has(ptx, r"tcgen05\.alloc\.cta_group::1")
+        # pushes are 16-byte stores (AR multicast: one multimem.st); rs/ar readers poll their
+        # landing slots (Lamport) and writers scrub -0.0 (the sentinel) to +0.0
         assert _has(ptx, r"st\.global\.v4") or v.mode == "ar" and v.transport == "multicast"
+        assert _has(ptx, r"ld\.volatile\.global\.v4") == (v.mode != "none")
+        assert _has(ptx, r"add\.rn\.bf16x2") == (v.mode != "none")
     elif v.arch == "sm_90a":
         assert ".target sm_90a" in ptx
         assert _has(ptx, r"wgmma\.mma_async")
@@ -88,6 +114,14 @@ def test_arch_instructions(built, v):
         assert _has(ptx, r"tcgen05\.mma\.cta_group::2") == (v.cta_group == 2)
         assert _has(ptx, r"tcgen05\.mma\.cta_group::1") == (v.cta_group == 1)
     assert _has(ptx, r"cp\.async\.bulk\.tensor")
+
+
+@pytest.mark.parametrize("v", [v for v in VARIANTS if v.schedule == "swapab"], ids=lambda v: v.name)
+def test_swapab_no_local_memory(built, v):
+    """The decode kernels keep everything in registers: no spill, no stack frame."""
+    _, meta = built[v]
+    (res,) = meta["resources"]["kernels"].values()
+    assert res["local_bytes"] == 0 and res["stack_bytes"] == 0, res
 
 
 @pytest.mark.parametrize("v", VARIANTS, ids=lambda v: v.name)

@@ -163,7 +163,11 @@ def test_dispatch_and_variant_names(op):
     assert tile.variant(100).name == "gemm_rs_unicast_sm90a_bn128_cg1_tp4_bf16"
     assert GemmRsAr(MAX_M, N, K, "rs", CpuGroup(), bn=32, arch="sm_90a").choice(5) == ("swapab", 32, 1)
     assert GemmRsAr(MAX_M, N, K, "rs", CpuGroup(), bn=128, arch="sm_90a").choice(5) == ("tile", 128, 1)
-    assert GemmRsAr(MAX_M, N, K, "rs", CpuGroup(), arch="sm_100a").choice(5)[0] == "tile"
+    # sm_100a has the decode schedule too (tcgen05, 64 W rows per CTA tile)
+    b200 = GemmRsAr(MAX_M, N, K, "rs", CpuGroup(), arch="sm_100a")
+    assert b200.choice(5) == ("swapab", 16, 1)
+    assert b200.variant(5).name == "gemm_rs_unicast_sm100a_swapab_bn16_cg1_tp4_bf16"
+    assert b200.choice(300)[0] == "tile"
     fixed = GemmRsAr(MAX_M, N, K, "rs", CpuGroup(), bn=256, cta_group=1, arch="sm_90a")
     assert fixed.variant(300).name == "gemm_rs_unicast_sm90a_bn256_cg1_tp4_bf16"
     none = GemmRsAr(MAX_M, N, K, "none", arch="sm_90a", device="cpu")

@@ -9,8 +9,8 @@ from codegen.spec import ARCHS, TPS, SpecError, Variant, deployment_matrix
 def test_name_round_trip_whole_matrix(tp):
     variants = deployment_matrix(tp, ARCHS)
     # tile, per arch: 2 modes x 2 transports x 2 bn x 2 cg = 16 collective + 4 plain GEMMs;
-    # swapab (sm_90a only): 2 modes x 2 transports x 5 token tiles = 20 collective + 5 plain
-    assert len(variants) == 2 * (16 + 4) + (20 + 5)
+    # swapab, per arch: 2 modes x 2 transports x 5 token tiles = 20 collective + 5 plain
+    assert len(variants) == 2 * (16 + 4) + 2 * (20 + 5)
     assert len({v.name for v in variants}) == len(variants)
     for v in variants:
         assert Variant.parse(v.name) == v
@@ -28,12 +28,16 @@ def test_canonical_names():
     sw = Variant("sm_90a", "ar", "unicast", 16, 1, 2, schedule="swapab")
     assert sw.name == "gemm_ar_unicast_sm90a_swapab_bn16_cg1_tp2_bf16"
     assert sw.template_name == "sm90_swapab.py.j2" and Variant.parse(sw.name) == sw
+    sw100 = Variant("sm_100a", "rs", "multicast", 256, 1, 8, schedule="swapab")
+    assert sw100.name == "gemm_rs_multicast_sm100a_swapab_bn256_cg1_tp8_bf16"
+    assert sw100.template_name == "sm100_swapab.py.j2" and Variant.parse(sw100.name) == sw100
     assert Variant.from_dict({k: v for k, v in Variant("sm_90a", "none", None, 128, 1, None)
                               .to_dict().items() if k != "schedule"}).schedule == "tile"
 
 
 @pytest.mark.parametrize("kwargs, words", [
-    (dict(arch="sm_100a", schedule="swapab", bn=16, cta_group=1), ["sm_90a only"]),
+    (dict(arch="sm_100a", schedule="swapab", bn=16, cta_group=2), ["cta_group=2"]),
+    (dict(arch="sm_100a", schedule="swapab", bn=512, cta_group=1), ["bn=512", "16, 32, 64, 128, 256"]),
     (dict(arch="sm_90a", schedule="swapab", bn=16, cta_group=2), ["cta_group=2"]),
     (dict(arch="sm_90a", schedule="swapab", bn=48, cta_group=1), ["bn=48", "16, 32, 64, 128, 256"]),
     (dict(arch="sm_90a", schedule="tile", bn=64, cta_group=1), ["bn=64", "128, 256"]),
@@ -46,12 +50,16 @@ def test_schedule_axis_rejects(kwargs, words):
 
 
 def test_matrix_none_once_and_sorted_stably():
-    m = deployment_matrix([4, 8], ["sm_90a"])
-    nones = [v for v in m if v.mode == "none"]
-    assert len(nones) == 4 + 5  # once per (schedule, bn, cg), not per tp or transport
-    assert m == deployment_matrix([8, 4, 8], ["sm_90a"])
-    assert m == sorted(m, key=Variant.sort_key)
-    assert deployment_matrix(8, ["sm_90a"], modes=["none"]) == nones
+    for archs in (["sm_90a"], ["sm_100a"]):
+        m = deployment_matrix([4, 8], archs)
+        nones = [v for v in m if v.mode == "none"]
+        assert len(nones) == 4 + 5  # once per (schedule, bn, cg), not per tp or transport
+        assert m == deployment_matrix([8, 4, 8], archs)
+        assert m == sorted(m, key=Variant.sort_key)
+        assert deployment_matrix(8, archs, modes=["none"]) == nones
+    both = deployment_matrix([4, 8], ["sm_100a", "sm_90a"])
+    assert both == sorted(both, key=Variant.sort_key)
+    assert len(both) == len(m) + len(deployment_matrix([4, 8], ["sm_90a"]))
 
 
 @pytest.mark.parametrize(
