@@ -80,7 +80,8 @@ def test_collective_instructions(built, v):
 def test_arch_instructions(built, v):
     ptx, _ = built[v]
     if v.schedule == "swapab":
-        assert not _has(ptx, r"multicast::cluster")
+        # cta_group 2: a 2-CTA cluster along W rows shares each x tile by TMA multicast
+        assert _has(ptx, r"multicast::cluster") == (v.cta_group == 2)
         if v.arch == "sm_90a":
             # WGMMA: W rows are the M (64), the token tile the N (tiles of 32+ over two
             # warpgroups, half the tokens each)
