@@ -90,7 +90,7 @@ def _matrix_args(p: argparse.ArgumentParser, tp_required: bool) -> None:
                    help="tile widths (default: every one of each schedule: tile 128,256; swapab "
                         "token tiles 16,32,64,128,256)")
     p.add_argument("--schedule", type=_csv(str, SCHEDULES), default=SCHEDULES,
-                   help="default: tile,swapab (swapab: the decode schedule, sm_90a only)")
+                   help="default: tile,swapab (swapab: the decode schedule for M <= 512)")
     p.add_argument("--cta-group", type=_csv(int, CTA_GROUPS), default=CTA_GROUPS, help="default: 1,2")
 
 

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 
 from codegen.contract import (ARCH_NUM, ARCHS, BNS, CTA_GROUPS, DTYPES, MODES, SCHEDULE_ARCHS,
-                              SCHEDULES, SWAPAB_BNS, TPS, TRANSPORTS)
+                              SCHEDULES, SWAPAB_BNS, SWAPAB_CTA_GROUPS, TPS, TRANSPORTS)
 
 __all__ = ["ARCHS", "BNS", "CTA_GROUPS", "DTYPES", "MODES", "SCHEDULES", "SWAPAB_BNS", "TPS",
            "TRANSPORTS", "SpecError", "Variant", "deployment_matrix"]
@@ -41,7 +41,8 @@ class Variant:
     """One kernel configuration; ``mode='none'`` is the plain GEMM (no transport, no tp).
 
     `schedule` 'tile' (BN = W rows per tile) or 'swapab' (the decode schedule: BN = the token
-    tile, one of SWAPAB_BNS, cta_group 1); see codegen/contract.py.
+    tile, one of SWAPAB_BNS; cta_group 2 shares x tiles in a 2-CTA cluster); see
+    codegen/contract.py.
     """
 
     arch: str
@@ -67,7 +68,7 @@ class Variant:
                 raise SpecError(f"{field}={value!r} must be an int")
         if self.schedule == "swapab":
             _check("bn", self.bn, SWAPAB_BNS)
-            _check("cta_group", self.cta_group, (1,))
+            _check("cta_group", self.cta_group, SWAPAB_CTA_GROUPS[self.arch])
         else:
             _check("bn", self.bn, BNS)
             _check("cta_group", self.cta_group, CTA_GROUPS)
@@ -179,8 +180,8 @@ def deployment_matrix(
     out: set[Variant] = set()
     for schedule in schedules:
         own_bns = SWAPAB_BNS if schedule == "swapab" else BNS
-        own_cgs = (1,) if schedule == "swapab" else CTA_GROUPS
         for arch in (a for a in archs if a in SCHEDULE_ARCHS[schedule]):
+            own_cgs = SWAPAB_CTA_GROUPS[arch] if schedule == "swapab" else CTA_GROUPS
             for mode in modes:
                 for bn in (b for b in own_bns if wanted_bns is None or b in wanted_bns):
                     for cg in (c for c in cta_groups if c in own_cgs):

@@ -191,3 +191,21 @@ def test_miss_names_build_command_for_op(tmp_path):
     with pytest.raises(CacheMissError, match=r"gemm_none_sm90a_swapab_bn16_cg1_bf16.*--mode none"):
         none.kernel(none.variant(1))
     assert build_command("sm_90a", "ar", 4) == "codegen build --tp 4 --arch sm_90a"
+
+
+def test_entry_the_runtime_cannot_parse_is_a_cache_miss(tmp_path, monkeypatch):
+    """A malformed ABI in a cache entry (parse_abi's ValueError) must be a CacheMissError, so
+    make_fused_or_fallback falls back instead of crashing."""
+    import codegen.runtime.op as op_mod
+
+    v = Variant("sm_90a", "rs", "unicast", 128, 1, TP)
+    kern = _kernel(v)
+    monkeypatch.setattr(op_mod, "find_entry", lambda *a: kern.entry)
+
+    def bad(entry, dev):
+        raise ValueError("ABI param 'm': kind u32 has size 4, meta says 8; rebuild the cache entry")
+
+    monkeypatch.setattr(op_mod, "load_kernel", bad)
+    op = GemmRsAr(MAX_M, N, K, "rs", PtrGroup(), arch="sm_90a", cache_dir=tmp_path)
+    with pytest.raises(CacheMissError, match="kind u32 has size 4"):
+        op.kernel(v)

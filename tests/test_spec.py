@@ -9,8 +9,9 @@ from codegen.spec import ARCHS, TPS, SpecError, Variant, deployment_matrix
 def test_name_round_trip_whole_matrix(tp):
     variants = deployment_matrix(tp, ARCHS)
     # tile, per arch: 2 modes x 2 transports x 2 bn x 2 cg = 16 collective + 4 plain GEMMs;
-    # swapab, per arch: 2 modes x 2 transports x 5 token tiles = 20 collective + 5 plain
-    assert len(variants) == 2 * (16 + 4) + 2 * (20 + 5)
+    # swapab: 2 modes x 2 transports x 5 token tiles x cta groups (sm_90a 2, sm_100a 1)
+    # collective + 5 token tiles x cta groups plain
+    assert len(variants) == 2 * (16 + 4) + (40 + 10) + (20 + 5)
     assert len({v.name for v in variants}) == len(variants)
     for v in variants:
         assert Variant.parse(v.name) == v
@@ -38,7 +39,7 @@ def test_canonical_names():
 @pytest.mark.parametrize("kwargs, words", [
     (dict(arch="sm_100a", schedule="swapab", bn=16, cta_group=2), ["cta_group=2"]),
     (dict(arch="sm_100a", schedule="swapab", bn=512, cta_group=1), ["bn=512", "16, 32, 64, 128, 256"]),
-    (dict(arch="sm_90a", schedule="swapab", bn=16, cta_group=2), ["cta_group=2"]),
+    (dict(arch="sm_90a", schedule="swapab", bn=16, cta_group=4), ["cta_group=4", "1, 2"]),
     (dict(arch="sm_90a", schedule="swapab", bn=48, cta_group=1), ["bn=48", "16, 32, 64, 128, 256"]),
     (dict(arch="sm_90a", schedule="tile", bn=64, cta_group=1), ["bn=64", "128, 256"]),
     (dict(arch="sm_90a", schedule="splitk", bn=128, cta_group=1), ["schedule='splitk'"]),
@@ -50,10 +51,10 @@ def test_schedule_axis_rejects(kwargs, words):
 
 
 def test_matrix_none_once_and_sorted_stably():
-    for archs in (["sm_90a"], ["sm_100a"]):
+    for archs, swapab_cgs in ((["sm_90a"], 2), (["sm_100a"], 1)):
         m = deployment_matrix([4, 8], archs)
         nones = [v for v in m if v.mode == "none"]
-        assert len(nones) == 4 + 5  # once per (schedule, bn, cg), not per tp or transport
+        assert len(nones) == 4 + 5 * swapab_cgs  # once per (schedule, bn, cg), not per tp/transport
         assert m == deployment_matrix([8, 4, 8], archs)
         assert m == sorted(m, key=Variant.sort_key)
         assert deployment_matrix(8, archs, modes=["none"]) == nones

@@ -100,12 +100,14 @@ def test_tools_use_the_one_crossover():
 def test_swapab_tile_and_candidates():
     assert [swapab_bn(m) for m in (1, 16, 17, 100, 256, 257, 8192)] == [16, 16, 32, 128, 256, 256, 256]
     assert candidates(16, 7168) == [("tile", 128, 1), ("tile", 128, 2), ("tile", 256, 1),
-                                    ("tile", 256, 2), ("swapab", 16, 1)]
-    assert candidates(300, 128 * 3) == [("tile", 128, 1), ("tile", 128, 2), ("swapab", 64, 1),
-                                        ("swapab", 128, 1), ("swapab", 256, 1)]
-    # several token tiles (down to M / 8) compete: the push of one overlaps the next one's MMA
-    assert [c for c in candidates(128, 7168) if c[0] == "swapab"] == [
-        ("swapab", 16, 1), ("swapab", 32, 1), ("swapab", 64, 1), ("swapab", 128, 1)]
+                                    ("tile", 256, 2), ("swapab", 16, 1), ("swapab", 16, 2)]
+    assert candidates(300, 128 * 3, "sm_100a") == [("tile", 128, 1), ("tile", 128, 2),
+                                                   ("swapab", 64, 1), ("swapab", 128, 1),
+                                                   ("swapab", 256, 1)]
+    # several token tiles (down to M / 8) compete: the push of one overlaps the next one's MMA;
+    # on sm_90a each also with its x tile shared by a 2-CTA cluster
+    assert [c[1:] for c in candidates(128, 7168) if c[0] == "swapab"] == [
+        (16, 1), (16, 2), (32, 1), (32, 2), (64, 1), (64, 2), (128, 1), (128, 2)]
     assert all(c[0] == "tile" for c in candidates(2048, 7168))  # past the landing rows
 
 
@@ -147,7 +149,7 @@ MALFORMED = {
     "schedule": (_doc(rows=_bad_rows(schedule="fast")), "schedule is 'fast'"),
     "tile bn": (_doc(rows=_bad_rows(schedule="tile", bn=64)), "bn is 64"),
     "swapab bn": (_doc(rows=_bad_rows(bn=48)), "bn is 48"),
-    "swapab cg2": (_doc(rows=_bad_rows(cta_group=2)), "cta_group is 2"),
+    "swapab cg4": (_doc(rows=_bad_rows(cta_group=4)), "cta_group is 4"),
     "bn divides N": (_doc(N=7168 + 128, rows=_bad_rows(schedule="tile", bn=256)), "does not divide"),
     "fused zero": (_doc(rows=_bad_rows(fused_us=0)), "fused_us is 0"),
     "fused nan": (_doc(rows=_bad_rows(fused_us=float("nan"))), "fused_us is nan"),

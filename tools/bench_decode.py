@@ -29,10 +29,10 @@ def _ints(text: str) -> list[int]:
     return [int(v) for v in text.split(",") if v]
 
 
-def candidates(M: int, N: int) -> list[tuple[str, int | None]]:
-    """(schedule, bn) to time at M: the tile schedule's dispatch, and the swapab token tiles of
-    the tuning sweep."""
-    return [("tile", None)] + [(s, bt) for s, bt, _ in sweep_candidates(M, N) if s == "swapab"]
+def candidates(M: int, N: int) -> list[tuple[str, int | None, int | None]]:
+    """(schedule, bn, cta_group) to time at M: the tile schedule's dispatch, and the swapab
+    candidates of the tuning sweep."""
+    return [("tile", None, None)] + [c for c in sweep_candidates(M, N) if c[0] == "swapab"]
 
 
 def write_tables(args, rows) -> None:
@@ -73,10 +73,11 @@ def main(argv=None) -> int:
             ref_out = torch.empty(M, args.n, device="cuda", dtype=torch.bfloat16)
             t_mm = graph_time_us(lambda: torch.mm(x, w.t(), out=ref_out), args.iters, args.replays)
             row = {"K": K, "M": M, "N": args.n, "torch_mm_us": t_mm, "fused": {}}
-            for schedule, bn in candidates(M, args.n):
-                label = f"{schedule}{'' if bn is None else bn}"
+            for schedule, bn, cg in candidates(M, args.n):
+                label = schedule if bn is None else f"{schedule}{bn}" + ("c2" if cg == 2 else "")
                 try:
-                    op = GemmRsAr(max(args.ms), args.n, K, "none", schedule=schedule, bn=bn)
+                    op = GemmRsAr(max(args.ms), args.n, K, "none", schedule=schedule, bn=bn,
+                                  cta_group=cg)
                     out = torch.empty(M, args.n, device="cuda", dtype=torch.bfloat16)
                     op(0, x, w, out=out)
                     torch.cuda.synchronize()

@@ -87,6 +87,15 @@ def swapab_token_tile(M: int, fixed: int | None = None) -> int:
     return next((bt for bt in SWAPAB_BNS if bt >= M), SWAPAB_BNS[-1])
 
 
-def swapab_grid(N: int, sm_budget: int) -> int:
-    """One CTA per 64-row W tile, at most the SM budget (the CTAs then loop over W tiles)."""
-    return max(1, min(sm_budget, N // SWAPAB_BM))
+def swapab_cta_group(M: int, arch: str, fixed: int | None = None) -> int:
+    """cta_group of the decode kernel without a tuning table: 1. Sharing x tiles in a 2-CTA
+    cluster (cta_group 2) measured 5-13% slower in mode none on the H200 (BENCHMARKS.md run
+    6): L2 traffic was not the limit; a table may still pick it where it measured faster."""
+    del M, arch
+    return fixed if fixed is not None else 1
+
+
+def swapab_grid(N: int, sm_budget: int, cluster: int = 1) -> int:
+    """One CTA per 64-row W tile, at most the SM budget (the CTAs then loop over W tiles), a
+    multiple of the cluster size, at least one cluster."""
+    return max(cluster, min(sm_budget, N // SWAPAB_BM) // cluster * cluster)

@@ -85,8 +85,10 @@ class GemmRsAr:
             schedule, tuple(sorted(set(contract.BNS) | set(contract.SWAPAB_BNS))))
         if bn is not None and bn not in bns:
             raise InputError(f"bn = {bn!r} must be one of {bns} or None")
-        if schedule == "swapab" and cta_group not in (None, 1):
-            raise InputError(f"cta_group = {cta_group!r}: the swapab schedule has cta_group 1 only")
+        swapab_cgs = sorted({cg for cgs in contract.SWAPAB_CTA_GROUPS.values() for cg in cgs})
+        if schedule == "swapab" and cta_group not in (None, *swapab_cgs):
+            raise InputError(f"cta_group = {cta_group!r}: the swapab schedule has cta_group "
+                             f"{swapab_cgs} only")
         n_multiple = contract.MIN_BN if schedule == "swapab" else (bn or contract.MIN_BN)
         if N < contract.MIN_BN or N % n_multiple:
             raise InputError(f"N = {N} must be a positive multiple of {n_multiple}")
@@ -198,7 +200,8 @@ class GemmRsAr:
             fixed = "swapab" if only_swapab else "tile"
         schedule = dispatch.choose_schedule(M, self.arch, self.land_rows, fixed)
         if schedule == "swapab":
-            return schedule, dispatch.swapab_token_tile(M, self.fixed_bn), 1
+            return (schedule, dispatch.swapab_token_tile(M, self.fixed_bn),
+                    dispatch.swapab_cta_group(M, self.arch, self.fixed_cta_group))
         cg = dispatch.choose_cta_group(M, self.fixed_cta_group)
         known = self._sm_budget is not None or self.group is not None or torch.cuda.is_available()
         ctas = self.sm_budget if self.fixed_bn is None and known else None
@@ -254,7 +257,10 @@ class GemmRsAr:
         if k is None:
             cmd = build_command(variant.arch, variant.mode, variant.tp if variant.tp else None)
             entry = find_entry(self.cache_dir, variant.arch, variant.name, cmd)
-            k = load_kernel(entry, self._device().index)
+            try:
+                k = load_kernel(entry, self._device().index)
+            except ValueError as exc:  # an ABI or variant the runtime cannot use
+                raise CacheMissError(variant.name, cmd, f"entry {entry.dir}: {exc}") from None
             why = k.contract_mismatch()
             if why:
                 raise CacheMissError(variant.name, cmd, f"entry {entry.dir} was built by an "
@@ -408,7 +414,7 @@ class GemmRsAr:
         kern = self.kernel(variant)
         launch = kern.entry.meta["launch"]
         if variant.schedule == "swapab":
-            grid = dispatch.swapab_grid(self.N, self.sm_budget)
+            grid = dispatch.swapab_grid(self.N, self.sm_budget, variant.cta_group)
         else:
             grid = dispatch.grid_size(M, self.N, int(launch.get("bn", variant.bn)), kern.cluster[0],
                                       self.sm_budget, int(launch.get("min_grid_multiple", 1)))

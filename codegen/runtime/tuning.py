@@ -32,7 +32,7 @@ from codegen.entry_format import FormatError, read_json, write_atomic
 FORMAT = 1
 MAX_TABLE_BYTES = 1 << 20
 #: Kernel schedules and their tile widths (the variant spec's axes, from the contract): "tile"
-#: tiles N by `bn`; "swapab" is the small-M schedule whose `bn` is the token tile, CTA group 1.
+#: tiles N by `bn`; "swapab" is the small-M schedule whose `bn` is the token tile.
 SCHEDULES = contract.SCHEDULES
 TILE_BNS = contract.BNS
 SWAPAB_BNS = contract.SWAPAB_BNS
@@ -59,16 +59,16 @@ def swapab_bn(M: int) -> int:
 MAX_TOKEN_TILES = 8
 
 
-def candidates(M: int, N: int) -> list[tuple[str, int, int]]:
+def candidates(M: int, N: int, arch: str = "sm_90a") -> list[tuple[str, int, int]]:
     """Every (schedule, bn, cta_group) a sweep times at M: the tile schedule at each BN that
-    divides N and each CTA group, and the swapab schedule (CTA group 1, for M up to the
-    contract's SWAPAB_MAX_ROWS) at every token tile from the one that covers M in one tile
-    down to M / MAX_TOKEN_TILES."""
+    divides N and each CTA group, and the swapab schedule (for M up to the contract's
+    SWAPAB_MAX_ROWS) at every token tile from the one that covers M in one tile down to
+    M / MAX_TOKEN_TILES, with each of its CTA groups."""
     out = [("tile", bn, cg) for bn in TILE_BNS for cg in CTA_GROUPS if N % bn == 0]
     if M > contract.SWAPAB_MAX_ROWS or N % contract.SWAPAB_BM:
         return out
     top = swapab_bn(M)
-    return out + [("swapab", bt, 1) for bt in SWAPAB_BNS
+    return out + [("swapab", bt, cg) for bt in SWAPAB_BNS for cg in contract.SWAPAB_CTA_GROUPS[arch]
                   if bt <= top and bt * MAX_TOKEN_TILES >= M]
 
 
@@ -158,7 +158,7 @@ class TuningTable:
         device, date, command = (_str(doc, k) for k in ("device", "date", "command"))
         if not isinstance(doc["rows"], list) or not doc["rows"]:
             raise _Bad("rows must be a non-empty list")
-        rows = sorted((_row(r, i, N) for i, r in enumerate(doc["rows"])), key=lambda r: r.M)
+        rows = sorted((_row(r, i, N, arch) for i, r in enumerate(doc["rows"])), key=lambda r: r.M)
         dup = [a.M for a, b in zip(rows, rows[1:]) if a.M == b.M]
         if dup:
             raise _Bad(f"M = {dup[0]} has more than one row")
@@ -274,13 +274,14 @@ def _us(doc: dict, key: str, where: str) -> float:
     return float(v)
 
 
-def _row(doc, i: int, N: int) -> Row:
+def _row(doc, i: int, N: int, arch: str) -> Row:
     where = f"rows[{i}]: "
     _check_keys(doc, _ROW_KEYS, f"rows[{i}]")
     M = _int(doc, "M", 1, where)
     schedule = _choice(doc, "schedule", SCHEDULES, where)
     bn = _choice(doc, "bn", TILE_BNS if schedule == "tile" else SWAPAB_BNS, where)
-    cg = _choice(doc, "cta_group", CTA_GROUPS if schedule == "tile" else (1,), where)
+    swapab_cgs = contract.SWAPAB_CTA_GROUPS.get(arch, (1,)) if schedule == "swapab" else ()
+    cg = _choice(doc, "cta_group", CTA_GROUPS if schedule == "tile" else swapab_cgs, where)
     if schedule == "tile" and N % bn:
         raise _Bad(f"{where}bn {bn} does not divide N = {N}")
     return Row(M, schedule, bn, cg, _us(doc, "fused_us", where), _us(doc, "best_unfused_us", where),

@@ -27,27 +27,30 @@ def test_none_swapab_matches_torch(N, K):
 
 @pytest.mark.gpu
 @requires_gpu
+@pytest.mark.parametrize("cg", contract.SWAPAB_CTA_GROUPS["sm_90a"])
 @pytest.mark.parametrize("bt", contract.SWAPAB_BNS)
-def test_none_every_token_tile(bt):
+def test_none_every_token_tile(bt, cg):
     N, K = 1024, 768
-    op = GemmRsAr(512, N, K, "none", schedule="swapab", bn=bt)
+    op = GemmRsAr(512, N, K, "none", schedule="swapab", bn=bt, cta_group=cg)
     for M in (1, bt - 1 or 1, bt, bt + 1, 511):
         x, w = fresh((M, K)), fresh((N, K))
         out = op(0, x, w, out=poisoned((M, N)))
         torch.cuda.synchronize()
-        assert_close(out, x.float() @ w.float().T, f"none swapab bt={bt} M={M}")
+        assert_close(out, x.float() @ w.float().T, f"none swapab bt={bt} cg={cg} M={M}")
 
 
 @pytest.mark.gpu
 @requires_gpu
+@pytest.mark.parametrize("cg", contract.SWAPAB_CTA_GROUPS["sm_90a"])
 @pytest.mark.parametrize("mode", ["rs", "ar"])
 @pytest.mark.parametrize("tp", [2, 4, 8])
-def test_fused_swapab_decode_sizes(tp, mode):
+def test_fused_swapab_decode_sizes(tp, mode, cg):
     """Every decode M forward and backward; a tile-schedule call after each keeps the shared
     epochs and flags honest across schedules."""
     for N, K in ((7168, 768), (1024, 2304)):
         group = VirtualGroup(tp, 4096, N, mode)
-        op = GemmRsAr(4096, N, K, mode, group, schedule="swapab", timeout_ms=TIMEOUT_MS)
+        op = GemmRsAr(4096, N, K, mode, group, schedule="swapab", cta_group=cg,
+                      timeout_ms=TIMEOUT_MS)
         tile = GemmRsAr(4096, N, K, mode, group, schedule="tile", timeout_ms=TIMEOUT_MS)
         for M in DECODE_MS + DECODE_MS[::-1]:
             xs, ws = rank_inputs(tp, M, N, K)
