@@ -77,3 +77,30 @@ def check_outputs(mode, outs, xs, ws, what):
     for r, o in enumerate(outs):
         expect = rs_slice(ref, r, tp) if mode == "rs" else ref
         assert_close(o, expect, f"{what} rank {r}")
+
+
+def check_none(op, M, N, K, what):
+    """One mode-none call on fresh inputs into a poisoned output, against x @ W^T in fp32."""
+    x, w = fresh((M, K)), fresh((N, K))
+    out = op(0, x, w, out=poisoned((M, N)))
+    torch.cuda.synchronize()
+    assert_close(out, x.float() @ w.float().T, f"{what} M={M} {op.config(M)}")
+
+
+def check_graph_replays(op, mode, xs, ws, what, replays=3):
+    """Capture one run_all on `xs`/`ws`, then replay it on fresh inputs copied in place, the
+    outputs poisoned before each replay; every replay must match the reference."""
+    tp, (M, K), N = len(xs), xs[0].shape, ws[0].shape[0]
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        outs = op.run_all(xs, ws)
+    for i in range(replays):
+        new_xs, new_ws = rank_inputs(tp, M, N, K)
+        for dst, src in zip(xs + ws, new_xs + new_ws):
+            dst.copy_(src)
+        for o in outs:
+            o.fill_(float("nan"))
+        graph.replay()
+        torch.cuda.synchronize()
+        op.check_errors()
+        check_outputs(mode, outs, new_xs, new_ws, f"{what} graph replay {i}")

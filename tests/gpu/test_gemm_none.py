@@ -1,9 +1,8 @@
 """Mode none (plain GEMM, same template) against torch: x @ W^T in fp32."""
 import pytest
-import torch
 
 from codegen.runtime import GemmRsAr
-from gpu_common import assert_close, fresh, poisoned, requires_gpu
+from gpu_common import check_none, requires_gpu
 
 MS = [1, 7, 127, 128, 129, 257, 1000, 4096, 8205]
 
@@ -15,10 +14,7 @@ MS = [1, 7, 127, 128, 129, 257, 1000, 4096, 8205]
 def test_none_matches_torch(K, N):
     op = GemmRsAr(max(MS), N, K, "none")
     for M in MS + MS[::-1]:
-        x, w = fresh((M, K)), fresh((N, K))
-        out = op(0, x, w, out=poisoned((M, N)))
-        torch.cuda.synchronize()
-        assert_close(out, x.float() @ w.float().T, f"none N={N} K={K} M={M} {op.config(M)}")
+        check_none(op, M, N, K, f"none N={N} K={K}")
 
 
 @pytest.mark.gpu
@@ -28,7 +24,4 @@ def test_none_fixed_tiles(bn, cta_group):
     N, K = 7168, 1024
     op = GemmRsAr(8205, N, K, "none", bn=bn, cta_group=cta_group, schedule="tile")
     for M in [1, 129, 257, 4096, 8205]:
-        x, w = fresh((M, K)), fresh((N, K))
-        out = op(0, x, w, out=poisoned((M, N)))
-        torch.cuda.synchronize()
-        assert_close(out, x.float() @ w.float().T, f"none bn={bn} cg={cta_group} M={M}")
+        check_none(op, M, N, K, f"none bn={bn} cg={cta_group}")

@@ -3,7 +3,7 @@ import pytest
 import torch
 
 from codegen.runtime import GemmRsAr, VirtualGroup
-from gpu_common import check_outputs, poisoned, rank_inputs, requires_gpu
+from gpu_common import check_graph_replays, check_outputs, poisoned, rank_inputs, requires_gpu
 
 
 @pytest.mark.gpu
@@ -50,19 +50,7 @@ def test_cuda_graph_replay(mode):
     xs, ws = rank_inputs(tp, M, N, K)
     op.run_all(xs, ws)  # eager warm-up: loads the kernel outside the capture
     op.synchronize()
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
-        outs = op.run_all(xs, ws)
-    for i in range(3):
-        new_xs, new_ws = rank_inputs(tp, M, N, K)
-        for dst, src in zip(xs + ws, new_xs + new_ws):
-            dst.copy_(src)
-        for o in outs:
-            o.fill_(float("nan"))
-        graph.replay()
-        torch.cuda.synchronize()
-        op.check_errors()
-        check_outputs(mode, outs, new_xs, new_ws, f"graph replay {i}")
+    check_graph_replays(op, mode, xs, ws, "tile")
 
 
 @pytest.mark.gpu

@@ -6,7 +6,8 @@ import torch
 
 from codegen import contract
 from codegen.runtime import GemmRsAr, VirtualGroup
-from gpu_common import assert_close, check_outputs, fresh, poisoned, rank_inputs, requires_gpu
+from gpu_common import (check_graph_replays, check_none, check_outputs, poisoned, rank_inputs,
+                        requires_gpu)
 
 DECODE_MS = [1, 2, 15, 16, 17, 63, 64, 65, 127, 255, 511]
 TIMEOUT_MS = 1000
@@ -18,11 +19,8 @@ TIMEOUT_MS = 1000
 def test_none_swapab_matches_torch(N, K):
     op = GemmRsAr(512, N, K, "none", schedule="swapab")
     for M in DECODE_MS + DECODE_MS[::-1]:
-        x, w = fresh((M, K)), fresh((N, K))
-        out = op(0, x, w, out=poisoned((M, N)))
-        torch.cuda.synchronize()
+        check_none(op, M, N, K, f"none swapab N={N} K={K}")
         assert op.last_launch[0]["schedule"] == "swapab"
-        assert_close(out, x.float() @ w.float().T, f"none swapab N={N} K={K} M={M} {op.config(M)}")
 
 
 @pytest.mark.gpu
@@ -33,10 +31,7 @@ def test_none_every_token_tile(bt, cg):
     N, K = 1024, 768
     op = GemmRsAr(512, N, K, "none", schedule="swapab", bn=bt, cta_group=cg)
     for M in (1, bt - 1 or 1, bt, bt + 1, 511):
-        x, w = fresh((M, K)), fresh((N, K))
-        out = op(0, x, w, out=poisoned((M, N)))
-        torch.cuda.synchronize()
-        assert_close(out, x.float() @ w.float().T, f"none swapab bt={bt} cg={cg} M={M}")
+        check_none(op, M, N, K, f"none swapab bt={bt} cg={cg}")
 
 
 @pytest.mark.gpu
@@ -81,16 +76,4 @@ def test_swapab_outputs_survive_and_graph_replays(mode):
     for r in range(tp):
         assert torch.equal(first[r], snapshot[r]), f"rank {r}: the first output changed"
     check_outputs(mode, second, neg, ws, "second call on -x")
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
-        outs = op.run_all(xs, ws)
-    for i in range(4):
-        new_xs, new_ws = rank_inputs(tp, M, N, K)
-        for dst, src in zip(xs + ws, new_xs + new_ws):
-            dst.copy_(src)
-        for o in outs:
-            o.fill_(float("nan"))
-        graph.replay()
-        torch.cuda.synchronize()
-        op.check_errors()
-        check_outputs(mode, outs, new_xs, new_ws, f"swapab graph replay {i}")
+    check_graph_replays(op, mode, xs, ws, "swapab", replays=4)
