@@ -19,6 +19,7 @@ from pathlib import Path
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from codegen.contract import ARCH_OF_CAPABILITY  # noqa: E402
 from codegen.runtime import CacheMissError, GemmRsAr  # noqa: E402
 from codegen.runtime.tuning import candidates as sweep_candidates  # noqa: E402
 from codegen.runtime.tuning import table_path, write_table  # noqa: E402
@@ -37,7 +38,7 @@ def candidates(M: int, N: int) -> list[tuple[str, int | None, int | None]]:
 
 def write_tables(args, rows) -> None:
     """One mode-none table per K: the fastest fused candidate per M against torch.mm."""
-    arch = {(9, 0): "sm_90a", (10, 0): "sm_100a"}[torch.cuda.get_device_capability()]
+    arch = ARCH_OF_CAPABILITY[torch.cuda.get_device_capability()]
     for K in args.ks:
         table_rows = []
         for row in (r for r in rows if r["K"] == K and r["best"]):

@@ -135,7 +135,7 @@ class VirtualGroup(Group):
     """
 
     def __init__(self, tp: int, max_M: int, N: int, mode: str, device: int | str | torch.device = 0):
-        if mode not in ("rs", "ar"):
+        if mode not in contract.COLLECTIVE_MODES:
             raise ValueError(f"VirtualGroup mode must be 'rs' or 'ar', got {mode!r}")
         if tp < 1 or 128 % tp:
             raise ValueError(f"tp={tp}: must divide 128")

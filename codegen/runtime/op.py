@@ -6,7 +6,6 @@ packs the parameters of KERNEL-CONTRACT.md by name and launches on the rank's st
 """
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 import torch
@@ -22,27 +21,13 @@ from .group import Group
 from .health import RankHealth
 from .kernel import LoadedKernel, load_kernel
 from .launch_plan import CallTensors, Descriptors, kernel_arguments
+from .op_args import check_op_args
 from .transport import choose_transport
 from .tuning import find_table
 from .validate import check_m, check_matrix, check_no_overlap, check_out, check_rank
 
 #: should_run()'s threshold on M when neither `min_m` nor a tuning table says otherwise.
 DEFAULT_MIN_M = 128
-#: Largest accepted `timeout_ms` (one hour): the bound must fit the kernel's u64 nanoseconds
-#: with room, and a wait longer than this is a hang by any serving standard.
-MAX_TIMEOUT_MS = 3_600_000
-
-
-def _int_arg(name: str, value, lo: int, hi: float = math.inf, allow_none: bool = False):
-    """An int argument in [lo, hi] (None allowed when `allow_none`), else InputError."""
-    if value is None and allow_none:
-        return None
-    if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
-        bound = f"[{lo}, {hi}]" if hi != math.inf else f">= {lo}"
-        raise InputError(f"{name} = {value!r} must be an int {bound}")
-    return value
-
-
 class GemmRsAr:
     """Fused `x_r @ W_r^T` + reduce-scatter ('rs') / all-reduce ('ar'), or plain GEMM ('none').
 
@@ -60,7 +45,7 @@ class GemmRsAr:
         arch: 'sm_90a' | 'sm_100a' (default: from the device's compute capability).
         min_m: should_run() threshold on M (default: the tuning table's measured verdict per
             M for this shape, else M >= 128).
-        timeout_ms: bound of every in-kernel wait, 1..MAX_TIMEOUT_MS (default
+        timeout_ms: bound of every in-kernel wait, 1..op_args.MAX_TIMEOUT_MS (default
             CODEGEN_WAIT_TIMEOUT_MS).
         cache_dir: cache root (default CODEGEN_CACHE_DIR).
         device: device of a group-less 'none' op (default: current device).
@@ -72,44 +57,9 @@ class GemmRsAr:
                  arch: str | None = None, min_m: int | None = None,
                  timeout_ms: int | None = None, cache_dir: str | Path | None = None,
                  device: int | str | torch.device | None = None):
-        if mode not in contract.MODES:
-            raise InputError(f"mode = {mode!r} must be one of {contract.MODES}")
-        _int_arg("max_M", max_M, 1)
-        _int_arg("N", N, 1)
-        _int_arg("K", K, 1)
-        if K % contract.BK:
-            raise InputError(f"K = {K} must be a positive multiple of {contract.BK}")
-        if schedule is not None and schedule not in contract.SCHEDULES:
-            raise InputError(f"schedule = {schedule!r} must be one of {contract.SCHEDULES} or None")
-        bns = {"swapab": contract.SWAPAB_BNS, "tile": contract.BNS}.get(
-            schedule, tuple(sorted(set(contract.BNS) | set(contract.SWAPAB_BNS))))
-        if bn is not None and bn not in bns:
-            raise InputError(f"bn = {bn!r} must be one of {bns} or None")
-        swapab_cgs = sorted({cg for cgs in contract.SWAPAB_CTA_GROUPS.values() for cg in cgs})
-        if schedule == "swapab" and cta_group not in (None, *swapab_cgs):
-            raise InputError(f"cta_group = {cta_group!r}: the swapab schedule has cta_group "
-                             f"{swapab_cgs} only")
-        n_multiple = contract.MIN_BN if schedule == "swapab" else (bn or contract.MIN_BN)
-        if N < contract.MIN_BN or N % n_multiple:
-            raise InputError(f"N = {N} must be a positive multiple of {n_multiple}")
-        if cta_group is not None and cta_group not in contract.CTA_GROUPS:
-            raise InputError(f"cta_group = {cta_group!r} must be one of {contract.CTA_GROUPS} or None")
-        if transport is not None and transport not in contract.TRANSPORTS:
-            raise InputError(f"transport = {transport!r} must be one of {contract.TRANSPORTS} or None")
-        if arch is not None and arch not in contract.ARCHS:
-            raise InputError(f"arch = {arch!r} must be one of {contract.ARCHS} or None")
-        _int_arg("sm_budget", sm_budget, 1, allow_none=True)
-        _int_arg("min_m", min_m, 1, allow_none=True)
-        _int_arg("timeout_ms", timeout_ms, 1, MAX_TIMEOUT_MS, allow_none=True)
-        if mode != "none":
-            if group is None:
-                raise InputError(f"mode = {mode!r} needs a group")
-            if group.mode != mode:
-                raise InputError(f"group.mode = {group.mode!r} does not match mode = {mode!r}")
-            if group.N != N:
-                raise InputError(f"group.N = {group.N} does not match N = {N}")
-            if group.max_M < max_M:
-                raise InputError(f"group.max_M = {group.max_M} is smaller than max_M = {max_M}")
+        check_op_args(max_M, N, K, mode, group, bn=bn, cta_group=cta_group, sm_budget=sm_budget,
+                      transport=transport, schedule=schedule, arch=arch, min_m=min_m,
+                      timeout_ms=timeout_ms)
         settings = codegen_env.load()
         self.max_M, self.N, self.K, self.mode, self.group = max_M, N, K, mode, group
         self.fixed_bn, self.fixed_cta_group, self.fixed_schedule = bn, cta_group, schedule

@@ -56,7 +56,7 @@ def buffer_specs(max_M: int, N: int, tp: int, mode: str) -> list[BufferSpec]:
     BN fits), AR buffer [2, rows_pad, N] bf16 (mode 'ar' only), the decode landing buffer
     [2, tp, land_rows, N] bf16, error record i32[8] (pinned host memory, not symmetric).
     """
-    if mode not in ("rs", "ar"):
+    if mode not in contract.COLLECTIVE_MODES:
         raise ValueError(f"mode must be 'rs' or 'ar', got {mode!r}")
     if tp < 1 or 128 % tp:
         raise ValueError(f"tp={tp}: must divide 128")

@@ -104,3 +104,25 @@ def check_graph_replays(op, mode, xs, ws, what, replays=3):
         torch.cuda.synchronize()
         op.check_errors()
         check_outputs(mode, outs, new_xs, new_ws, f"{what} graph replay {i}")
+
+
+def check_first_output_survives(op, mode, xs, ws, what):
+    """Two calls in a row (the second on -x): the first call's outputs must not change, and
+    both must match the reference."""
+    first = op.run_all(xs, ws)
+    op.synchronize()
+    snapshot = [o.clone() for o in first]
+    neg = [-x for x in xs]
+    second = op.run_all(neg, ws)
+    op.synchronize()
+    for r, (f, s) in enumerate(zip(first, snapshot)):
+        assert torch.equal(f, s), f"{what}: rank {r}: the first output changed"
+        assert second[r].data_ptr() != f.data_ptr()
+    check_outputs(mode, snapshot, xs, ws, f"{what} first call")
+    check_outputs(mode, second, neg, ws, f"{what} second call on -x")
+
+
+def run_poisoned(op, tp, M, N, K):
+    """One run_all on fresh inputs into NaN-poisoned outputs (no sync): (xs, ws, outs)."""
+    xs, ws = rank_inputs(tp, M, N, K)
+    return xs, ws, op.run_all(xs, ws, out=[poisoned(op.out_shape(M)) for _ in range(tp)])

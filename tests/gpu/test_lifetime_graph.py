@@ -3,7 +3,8 @@ import pytest
 import torch
 
 from codegen.runtime import GemmRsAr, VirtualGroup
-from gpu_common import check_graph_replays, check_outputs, poisoned, rank_inputs, requires_gpu
+from gpu_common import (check_first_output_survives, check_graph_replays, check_outputs, poisoned,
+                        rank_inputs, requires_gpu, run_poisoned)
 
 
 @pytest.mark.gpu
@@ -12,17 +13,7 @@ def test_ar_output_survives_next_call():
     tp, M, N, K = 4, 257, 7168, 768
     op = GemmRsAr(1024, N, K, "ar", VirtualGroup(tp, 1024, N, "ar"))
     xs, ws = rank_inputs(tp, M, N, K)
-    first = op.run_all(xs, ws)
-    op.synchronize()
-    snapshot = [o.clone() for o in first]
-    neg = [-x for x in xs]
-    second = op.run_all(neg, ws)
-    op.synchronize()
-    for r in range(tp):
-        assert torch.equal(first[r], snapshot[r]), f"rank {r}: the first output changed"
-        assert second[r].data_ptr() != first[r].data_ptr()
-    check_outputs("ar", snapshot, xs, ws, "first call")
-    check_outputs("ar", second, neg, ws, "second call on -x")
+    check_first_output_survives(op, "ar", xs, ws, "tile")
 
 
 @pytest.mark.gpu
@@ -33,9 +24,7 @@ def test_three_back_to_back_calls(mode):
     op = GemmRsAr(2048, N, K, mode, VirtualGroup(tp, 2048, N, mode))
     calls = []
     for M in (300, 1000, 64):  # different inputs and shapes, no sync in between
-        xs, ws = rank_inputs(tp, M, N, K)
-        outs = op.run_all(xs, ws, out=[poisoned(op.out_shape(M)) for _ in range(tp)])
-        calls.append((M, xs, ws, outs))
+        calls.append((M, *run_poisoned(op, tp, M, N, K)))
     op.synchronize()
     for M, xs, ws, outs in calls:
         check_outputs(mode, outs, xs, ws, f"back-to-back M={M}")

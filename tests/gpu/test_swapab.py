@@ -2,12 +2,11 @@
 virtual ranks against an fp32 reference, at the decode sizes of issue 9, with outputs kept
 across calls, calls alternating with the tile schedule on the same group, and graph replay."""
 import pytest
-import torch
 
 from codegen import contract
 from codegen.runtime import GemmRsAr, VirtualGroup
-from gpu_common import (check_graph_replays, check_none, check_outputs, poisoned, rank_inputs,
-                        requires_gpu)
+from gpu_common import (check_first_output_survives, check_graph_replays, check_none, check_outputs,
+                        rank_inputs, requires_gpu, run_poisoned)
 
 DECODE_MS = [1, 2, 15, 16, 17, 63, 64, 65, 127, 255, 511]
 TIMEOUT_MS = 1000
@@ -48,11 +47,9 @@ def test_fused_swapab_decode_sizes(tp, mode, cg):
                       timeout_ms=TIMEOUT_MS)
         tile = GemmRsAr(4096, N, K, mode, group, schedule="tile", timeout_ms=TIMEOUT_MS)
         for M in DECODE_MS + DECODE_MS[::-1]:
-            xs, ws = rank_inputs(tp, M, N, K)
-            outs = op.run_all(xs, ws, out=[poisoned(op.out_shape(M)) for _ in range(tp)])
+            xs, ws, outs = run_poisoned(op, tp, M, N, K)
             M2 = 1000 if M % 2 else 129
-            xs2, ws2 = rank_inputs(tp, M2, N, K)
-            outs2 = tile.run_all(xs2, ws2, out=[poisoned(tile.out_shape(M2)) for _ in range(tp)])
+            xs2, ws2, outs2 = run_poisoned(tile, tp, M2, N, K)
             op.synchronize()
             assert op.last_launch[0]["schedule"] == "swapab"
             check_outputs(mode, outs, xs, ws, f"swapab tp={tp} {mode} N={N} K={K} M={M} {op.config(M)}")
@@ -67,13 +64,5 @@ def test_swapab_outputs_survive_and_graph_replays(mode):
     op = GemmRsAr(512, N, K, mode, VirtualGroup(tp, 512, N, mode), timeout_ms=TIMEOUT_MS)
     assert op.choice(M)[0] == "swapab"
     xs, ws = rank_inputs(tp, M, N, K)
-    first = op.run_all(xs, ws)
-    op.synchronize()
-    snapshot = [o.clone() for o in first]
-    neg = [-x for x in xs]
-    second = op.run_all(neg, ws)
-    op.synchronize()
-    for r in range(tp):
-        assert torch.equal(first[r], snapshot[r]), f"rank {r}: the first output changed"
-    check_outputs(mode, second, neg, ws, "second call on -x")
+    check_first_output_survives(op, mode, xs, ws, "swapab")
     check_graph_replays(op, mode, xs, ws, "swapab", replays=4)
