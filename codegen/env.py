@@ -21,6 +21,12 @@ SWITCHES: dict[str, tuple[str, str]] = {
         "os.cpu_count()",
         "number of parallel compile worker processes of `codegen build` (-j overrides it)",
     ),
+    "CODEGEN_MANIFEST": (
+        "unset",
+        "runtime: load kernels only through this deployment manifest (a path; a bare file name is "
+        "looked up in <cache root>/manifests/), pinning the build a deployment shipped; unset: "
+        "the newest build of each variant",
+    ),
     "CODEGEN_DISABLE_MULTICAST": (
         "0",
         "runtime: never use the multicast transport, even where the device supports it; fails "
@@ -81,6 +87,7 @@ class Settings:
     """A snapshot of the switches; see :data:`SWITCHES` for defaults and effects."""
 
     cache_dir: Path
+    manifest: Path | None
     jobs: int
     disable_multicast: bool
     wait_timeout_ms: int
@@ -122,8 +129,10 @@ def load(environ: Mapping[str, str] | None = None) -> Settings:
     env = os.environ if environ is None else environ
     raw_dir = env.get("CODEGEN_CACHE_DIR", "").strip()
     cache_dir = Path(raw_dir).expanduser().resolve() if raw_dir else repo_root() / "generated"
+    raw_manifest = env.get("CODEGEN_MANIFEST", "").strip()
     return Settings(
         cache_dir=cache_dir,
+        manifest=Path(raw_manifest).expanduser() if raw_manifest else None,
         jobs=_positive_int(env, "CODEGEN_JOBS", os.cpu_count() or 1),
         disable_multicast=_disabled_fail_closed(env, "CODEGEN_DISABLE_MULTICAST"),
         wait_timeout_ms=_positive_int(env, "CODEGEN_WAIT_TIMEOUT_MS", 2000),

@@ -209,3 +209,31 @@ def test_entry_the_runtime_cannot_parse_is_a_cache_miss(tmp_path, monkeypatch):
     op = GemmRsAr(MAX_M, N, K, "rs", PtrGroup(), arch="sm_90a", cache_dir=tmp_path)
     with pytest.raises(CacheMissError, match="kind u32 has size 4"):
         op.kernel(v)
+
+
+@pytest.mark.parametrize("given, expect", [
+    (None, None),                                           # the newest build of each variant
+    ("tp4.json", "CACHE/manifests/tp4.json"),               # a bare name: under the cache root
+    ("/ship/tp4.json", "/ship/tp4.json"),
+])
+def test_manifest_pin_reaches_the_lookup(tmp_path, monkeypatch, given, expect):
+    """A deployment can pin the build it shipped: `manifest=` or CODEGEN_MANIFEST."""
+    import codegen.runtime.op as op_mod
+
+    v = Variant("sm_90a", "rs", "unicast", 128, 1, TP)
+    kern = _kernel(v)
+    seen = []
+    monkeypatch.setattr(op_mod, "find_entry", lambda *a: seen.append(a[-1]) or kern.entry)
+    monkeypatch.setattr(op_mod, "load_kernel", lambda entry, dev: kern)
+    monkeypatch.setattr(LoadedKernel, "function", property(lambda self: None))
+    for use_env in (False, True):
+        if use_env:
+            if given is None:
+                monkeypatch.delenv("CODEGEN_MANIFEST", raising=False)
+            else:
+                monkeypatch.setenv("CODEGEN_MANIFEST", given)
+        op = GemmRsAr(MAX_M, N, K, "rs", PtrGroup(), arch="sm_90a", cache_dir=tmp_path,
+                      manifest=None if use_env else given)
+        op.kernel(v)
+        want = None if expect is None else Path(expect.replace("CACHE", str(tmp_path)))
+        assert seen[-1] == want

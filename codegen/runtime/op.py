@@ -48,6 +48,9 @@ class GemmRsAr:
         timeout_ms: bound of every in-kernel wait, 1..op_args.MAX_TIMEOUT_MS (default
             CODEGEN_WAIT_TIMEOUT_MS).
         cache_dir: cache root (default CODEGEN_CACHE_DIR).
+        manifest: load kernels only through this deployment manifest (default
+            CODEGEN_MANIFEST; a bare file name is looked up in <cache root>/manifests/), instead
+            of the newest build of each variant.
         device: device of a group-less 'none' op (default: current device).
     """
 
@@ -56,6 +59,7 @@ class GemmRsAr:
                  transport: str | None = None, *, schedule: str | None = None,
                  arch: str | None = None, min_m: int | None = None,
                  timeout_ms: int | None = None, cache_dir: str | Path | None = None,
+                 manifest: str | Path | None = None,
                  device: int | str | torch.device | None = None):
         check_op_args(max_M, N, K, mode, group, bn=bn, cta_group=cta_group, sm_budget=sm_budget,
                       transport=transport, schedule=schedule, arch=arch, min_m=min_m,
@@ -77,6 +81,10 @@ class GemmRsAr:
         self._transport = None if mode != "none" else "none"
         self.timeout_ns = int(timeout_ms if timeout_ms is not None else settings.wait_timeout_ms) * 1_000_000
         self.cache_dir = Path(cache_dir) if cache_dir is not None else settings.cache_dir
+        pinned = Path(manifest) if manifest is not None else settings.manifest
+        if pinned is not None and len(pinned.parts) == 1:
+            pinned = self.cache_dir / "manifests" / pinned
+        self.manifest = pinned
         self._table = None  # the tuning table, read at first use (False: none for this shape)
         self._kernels: dict[str, LoadedKernel] = {}
         self._descriptors = Descriptors()
@@ -206,7 +214,7 @@ class GemmRsAr:
         k = self._kernels.get(variant.name)
         if k is None:
             cmd = build_command(variant.arch, variant.mode, variant.tp if variant.tp else None)
-            entry = find_entry(self.cache_dir, variant.arch, variant.name, cmd)
+            entry = find_entry(self.cache_dir, variant.arch, variant.name, cmd, self.manifest)
             try:
                 k = load_kernel(entry, self._device().index)
             except ValueError as exc:  # an ABI or variant the runtime cannot use
