@@ -125,6 +125,8 @@ class GemmRsAr:
         (`codegen tune` / tools/bench_multi_gpu.py --tune-out write it), or None. A malformed
         table raises TuningError, like a corrupt cache entry."""
         if self._table is None:
+            if self._arch is None and not torch.cuda.is_available():
+                return None  # no device to name the arch: the built-in rules
             tp = self.tp if self.mode != "none" else 1
             self._table = find_table(self.cache_dir, self.arch, self.mode, tp, self.N, self.K) or False
         return self._table or None
