@@ -66,3 +66,28 @@ def test_swapab_outputs_survive_and_graph_replays(mode):
     xs, ws = rank_inputs(tp, M, N, K)
     check_first_output_survives(op, mode, xs, ws, "swapab")
     check_graph_replays(op, mode, xs, ws, "swapab", replays=4)
+
+
+@pytest.mark.gpu
+@requires_gpu
+@pytest.mark.parametrize("N,K,max_M,tp,budget", [
+    (1152, 64, 16, 2, None),      # one k-tile, 18 W tiles, the smallest landing buffer
+    (128, 1536, 33, 4, None),     # two W tiles: most CTAs of the budget idle
+    (16384, 768, 512, 8, 3),      # many W tiles per CTA (persistent loop), an odd SM budget
+    (3200, 320, 300, 2, 7),       # N not a power of two, K not either
+])
+def test_swapab_unusual_shapes(N, K, max_M, tp, budget):
+    """Shapes and budgets outside the benchmark grid, both modes and mode none."""
+    Ms = sorted({1, 3, min(max_M, 17), max_M})
+    for mode in ("rs", "ar"):
+        group = VirtualGroup(tp, max_M, N, mode)
+        if budget is not None:
+            group.sm_budget = budget
+        op = GemmRsAr(max_M, N, K, mode, group, schedule="swapab", timeout_ms=TIMEOUT_MS)
+        for M in Ms + Ms[::-1]:
+            xs, ws, outs = run_poisoned(op, tp, M, N, K)
+            op.synchronize()
+            check_outputs(mode, outs, xs, ws, f"swapab {mode} tp={tp} N={N} K={K} M={M}")
+    none = GemmRsAr(max_M, N, K, "none", schedule="swapab", sm_budget=budget)
+    for M in Ms:
+        check_none(none, M, N, K, f"none swapab N={N} K={K}")
