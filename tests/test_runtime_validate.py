@@ -296,3 +296,14 @@ def test_malformed_tuning_table_is_loud(tmp_path):
     op = GemmRsAr(MAX_M, N, K, "rs", CpuGroup(), arch="sm_90a", cache_dir=tmp_path)
     with pytest.raises(TuningError, match="rs_tp4"):
         op.choice(16)
+
+
+def test_swapab_past_its_landing_rows_is_refused_before_launch():
+    """A forced decode schedule with more rows than the group's landing buffer holds."""
+    op = GemmRsAr(600, N, K, "rs", CpuGroup(max_M=600), schedule="swapab", arch="sm_90a")
+    assert op.land_rows == 512
+    with pytest.raises(InputError, match=r"\(M\) = 513 exceeds the 512 landing rows"):
+        op(0, bf16(513, K), bf16(N, K))
+    assert op.last_launch == {}
+    # dispatched (not forced): 513 rows take the tile schedule
+    assert GemmRsAr(600, N, K, "rs", CpuGroup(max_M=600), arch="sm_90a").choice(513)[0] == "tile"
