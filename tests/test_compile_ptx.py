@@ -80,13 +80,18 @@ def test_collective_instructions(built, v):
 def test_arch_instructions(built, v):
     ptx, _ = built[v]
     if v.schedule == "swapab":
-        # cta_group 2: a 2-CTA cluster along W rows shares each x tile by TMA multicast
-        assert _has(ptx, r"multicast::cluster") == (v.cta_group == 2)
+        # no TMA multicast; cta_group 2 (sm_90a): a CTA pair splits K over one 128-row W tile
+        # and hands its half-sum over through distributed shared memory
+        assert not _has(ptx, r"multicast::cluster")
+        pair = v.cta_group == 2
+        assert _has(ptx, r"ld\.shared::cluster\.v4\.u32") == pair
+        assert _has(ptx, r"mbarrier\.arrive\.release\.cluster\.shared::cluster") == pair
         if v.arch == "sm_90a":
-            # WGMMA: W rows are the M (64), the token tile the N (tiles of 32+ over two
-            # warpgroups, half the tokens each)
+            # WGMMA: W rows are the M (64 per warpgroup), the token tile the N (cta_group 1:
+            # tiles of 32+ over two warpgroups, half the tokens each; 2: the warpgroups split
+            # the 128 W rows)
             assert ".target sm_90a" in ptx
-            wn = v.bn // 2 if v.bn >= 32 else v.bn
+            wn = v.bn // 2 if (v.bn >= 32 and not pair) else v.bn
             assert _has(ptx, rf"wgmma\.mma_async\.sync\.aligned\.m64n{wn}k16\.f32\.bf16\.bf16")
             assert not _has(ptx, r"tcgen05")
         else:

@@ -307,3 +307,9 @@ def test_swapab_past_its_landing_rows_is_refused_before_launch():
     assert op.last_launch == {}
     # dispatched (not forced): 513 rows take the tile schedule
     assert GemmRsAr(600, N, K, "rs", CpuGroup(max_M=600), arch="sm_90a").choice(513)[0] == "tile"
+
+
+def test_swapab_pair_needs_two_k_halves():
+    with pytest.raises(InputError, match=r"K = 64: .*cta_group 2 splits K .* K >= 128"):
+        GemmRsAr(MAX_M, N, 64, "rs", CpuGroup(), schedule="swapab", cta_group=2, arch="sm_90a")
+    GemmRsAr(MAX_M, N, 128, "rs", CpuGroup(), schedule="swapab", cta_group=2, arch="sm_90a")

@@ -88,9 +88,8 @@ def swapab_token_tile(M: int, fixed: int | None = None) -> int:
 
 
 def swapab_cta_group(M: int, arch: str, fixed: int | None = None) -> int:
-    """cta_group of the decode kernel without a tuning table: 1. Sharing x tiles in a 2-CTA
-    cluster (cta_group 2) measured 5-13% slower in mode none on the H200 (BENCHMARKS.md, decode
-    step 5): L2 traffic was not the limit; a table may still pick it where it measured faster."""
+    """cta_group of the decode kernel without a tuning table: 1 (cta_group 2, a CTA pair
+    splitting K over a 128-row W tile, is left to the measured tables)."""
     del M, arch
     return fixed if fixed is not None else 1
 

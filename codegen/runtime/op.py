@@ -149,7 +149,8 @@ class GemmRsAr:
         if table is not None:
             schedule, bn, cg = table.choice(M)
             usable = schedule == "tile" or (M <= self.land_rows
-                                            and self.arch in contract.SCHEDULE_ARCHS[schedule])
+                                            and self.arch in contract.SCHEDULE_ARCHS[schedule]
+                                            and (cg == 1 or self.K >= 2 * contract.BK))
             if usable and self.N % (contract.SWAPAB_BM if schedule == "swapab" else bn) == 0:
                 return schedule, bn, cg
         fixed = self.fixed_schedule

@@ -76,18 +76,22 @@ def test_swapab_outputs_survive_and_graph_replays(mode):
     (16384, 768, 512, 8, 3),      # many W tiles per CTA (persistent loop), an odd SM budget
     (3200, 320, 300, 2, 7),       # N not a power of two, K not either
 ])
-def test_swapab_unusual_shapes(N, K, max_M, tp, budget):
+@pytest.mark.parametrize("cg", contract.SWAPAB_CTA_GROUPS["sm_90a"])
+def test_swapab_unusual_shapes(N, K, max_M, tp, budget, cg):
     """Shapes and budgets outside the benchmark grid, both modes and mode none."""
+    if cg == 2 and K < 128:
+        pytest.skip("cta_group 2 splits K in two halves: K >= 128 (an InputError otherwise)")
     Ms = sorted({1, 3, min(max_M, 17), max_M})
     for mode in ("rs", "ar"):
         group = VirtualGroup(tp, max_M, N, mode)
         if budget is not None:
             group.sm_budget = budget
-        op = GemmRsAr(max_M, N, K, mode, group, schedule="swapab", timeout_ms=TIMEOUT_MS)
+        op = GemmRsAr(max_M, N, K, mode, group, schedule="swapab", cta_group=cg,
+                      timeout_ms=TIMEOUT_MS)
         for M in Ms + Ms[::-1]:
             xs, ws, outs = run_poisoned(op, tp, M, N, K)
             op.synchronize()
             check_outputs(mode, outs, xs, ws, f"swapab {mode} tp={tp} N={N} K={K} M={M}")
-    none = GemmRsAr(max_M, N, K, "none", schedule="swapab", sm_budget=budget)
+    none = GemmRsAr(max_M, N, K, "none", schedule="swapab", cta_group=cg, sm_budget=budget)
     for M in Ms:
         check_none(none, M, N, K, f"none swapab N={N} K={K}")
