@@ -313,3 +313,12 @@ def test_swapab_pair_needs_two_k_halves():
     with pytest.raises(InputError, match=r"K = 64: .*cta_group 2 splits K .* K >= 128"):
         GemmRsAr(MAX_M, N, 64, "rs", CpuGroup(), schedule="swapab", cta_group=2, arch="sm_90a")
     GemmRsAr(MAX_M, N, 128, "rs", CpuGroup(), schedule="swapab", cta_group=2, arch="sm_90a")
+
+
+def test_default_swapab_pair_from_k_1536():
+    """Without a table: the CTA pair (cta_group 2) for K >= 1536 and token tiles <= 128."""
+    def choice(K, M):
+        return GemmRsAr(MAX_M, N, K, "rs", CpuGroup(), arch="sm_90a").choice(M)
+    assert choice(2304, 64) == ("swapab", 64, 2) and choice(1536, 16) == ("swapab", 16, 2)
+    assert choice(2304, 200) == ("swapab", 256, 1) and choice(768, 64) == ("swapab", 64, 1)
+    assert GemmRsAr(MAX_M, N, 2304, "rs", CpuGroup(), arch="sm_100a").choice(64)[2] == 1

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 
-from codegen.contract import BM, SCHEDULE_ARCHS, SWAPAB_BM, SWAPAB_BNS, cdiv
+from codegen.contract import BM, SCHEDULE_ARCHS, SWAPAB_BM, SWAPAB_BNS, SWAPAB_CTA_GROUPS, cdiv
 
 BN_256_MIN_M = 2048
 #: Largest M the default rule sends to the decode schedule (without a tuning table).
@@ -87,11 +87,19 @@ def swapab_token_tile(M: int, fixed: int | None = None) -> int:
     return next((bt for bt in SWAPAB_BNS if bt >= M), SWAPAB_BNS[-1])
 
 
-def swapab_cta_group(M: int, arch: str, fixed: int | None = None) -> int:
-    """cta_group of the decode kernel without a tuning table: 1 (cta_group 2, a CTA pair
-    splitting K over a 128-row W tile, is left to the measured tables)."""
-    del M, arch
-    return fixed if fixed is not None else 1
+#: The decode kernel's CTA pair (cta_group 2, K split over a 128-row W tile) wins from this K
+#: for token tiles up to SWAPAB_CG2_MAX_BT (mode none on the H200, BENCHMARKS.md decode step 7:
+#: K=2304 M=64 10.6 -> 8.8 us; at K=768 the pair's handoff costs more than it saves).
+SWAPAB_CG2_MIN_K = 1536
+SWAPAB_CG2_MAX_BT = 128
+
+
+def swapab_cta_group(K: int, bt: int, arch: str, fixed: int | None = None) -> int:
+    """cta_group of the decode kernel without a tuning table (a table's choice wins)."""
+    if fixed is not None:
+        return fixed
+    pair = K >= SWAPAB_CG2_MIN_K and bt <= SWAPAB_CG2_MAX_BT and 2 in SWAPAB_CTA_GROUPS[arch]
+    return 2 if pair else 1
 
 
 def swapab_grid(N: int, sm_budget: int, cluster: int = 1) -> int:

@@ -161,8 +161,9 @@ class GemmRsAr:
             fixed = "swapab" if only_swapab else "tile"
         schedule = dispatch.choose_schedule(M, self.arch, self.land_rows, fixed)
         if schedule == "swapab":
-            return (schedule, dispatch.swapab_token_tile(M, self.fixed_bn),
-                    dispatch.swapab_cta_group(M, self.arch, self.fixed_cta_group))
+            bt = dispatch.swapab_token_tile(M, self.fixed_bn)
+            return schedule, bt, dispatch.swapab_cta_group(self.K, bt, self.arch,
+                                                           self.fixed_cta_group)
         cg = dispatch.choose_cta_group(M, self.fixed_cta_group)
         known = self._sm_budget is not None or self.group is not None or torch.cuda.is_available()
         ctas = self.sm_budget if self.fixed_bn is None and known else None
