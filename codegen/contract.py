@@ -38,9 +38,9 @@ DTYPES = ("bf16",)
 SCHEDULES = ("tile", "swapab")
 SCHEDULE_ARCHS = {"tile": ARCHS, "swapab": ARCHS}
 SWAPAB_BNS = (16, 32, 64, 128, 256)
-#: cta_group of the swapab kernels per arch: on sm_90a 2 = a 2-CTA cluster along W rows that
-#: shares each x tile through TMA multicast (the tile schedule's meaning, with x as the shared
-#: operand); the sm_100a decode kernel has cta_group 1 only.
+#: cta_group of the swapab kernels per arch: on sm_90a 2 = a CTA pair (a 2-CTA cluster) on one
+#: 128-row W tile, each CTA one half of K, the half-sums added through distributed shared
+#: memory before the push (needs K >= 2 * BK); the sm_100a decode kernel has cta_group 1 only.
 SWAPAB_CTA_GROUPS = {"sm_90a": (1, 2), "sm_100a": (1,)}
 SWAPAB_BM = 64
 SWAPAB_MAX_ROWS = 512

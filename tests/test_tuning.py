@@ -105,7 +105,7 @@ def test_swapab_tile_and_candidates():
                                                    ("swapab", 64, 1), ("swapab", 128, 1),
                                                    ("swapab", 256, 1)]
     # several token tiles (down to M / 8) compete: the push of one overlaps the next one's MMA;
-    # on sm_90a each also with its x tile shared by a 2-CTA cluster
+    # on sm_90a each also as a CTA pair splitting K (cta_group 2)
     assert [c[1:] for c in candidates(128, 7168) if c[0] == "swapab"] == [
         (16, 1), (16, 2), (32, 1), (32, 2), (64, 1), (64, 2), (128, 1), (128, 2)]
     assert all(c[0] == "tile" for c in candidates(2048, 7168))  # past the landing rows
