@@ -91,7 +91,7 @@ def _collective_values(group, rank: int, transport: str, timeout_ns: int) -> dic
 def kernel_arguments(kern: LoadedKernel, t: CallTensors, descriptors: Descriptors,
                      group=None, rank: int = 0, transport: str = "none",
                      timeout_ns: int = 0) -> dict:
-    """The values of exactly `contract.kernel_params(kern.arch, kern.mode)`, by name.
+    """The values of exactly `contract.kernel_params(arch, mode, schedule)` of `kern`, by name.
 
     TMA operands: a = x [M, K], b = W [N, K], c = the tile-store target (mode none: out [M, N];
     rs/ar: this rank's workspace viewed as [2 * rows_pad, N]).

@@ -28,6 +28,8 @@ from .validate import check_m, check_matrix, check_no_overlap, check_out, check_
 
 #: should_run()'s threshold on M when neither `min_m` nor a tuning table says otherwise.
 DEFAULT_MIN_M = 128
+
+
 class GemmRsAr:
     """Fused `x_r @ W_r^T` + reduce-scatter ('rs') / all-reduce ('ar'), or plain GEMM ('none').
 
@@ -122,8 +124,8 @@ class GemmRsAr:
 
     def tuning_table(self):
         """The measured dispatch table of this op's (arch, mode, tp, N, K) under the cache root
-        (`codegen tune` / tools/bench_multi_gpu.py --tune-out write it), or None. A malformed
-        table raises TuningError, like a corrupt cache entry."""
+        (tools/bench_multi_gpu.py and tools/bench_decode.py --tune-out write it), or None. A
+        malformed table raises TuningError, like a corrupt cache entry."""
         if self._table is None:
             if self._arch is None and not torch.cuda.is_available():
                 return None  # no device to name the arch: the built-in rules
