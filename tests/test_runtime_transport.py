@@ -48,3 +48,22 @@ def test_project_switch_implies_the_others_even_when_multicast_is_allowed():
     allowed = {"NCCL_NVLS_ENABLE": "1"}  # without the project's switch: the caller decides
     enforce_no_multicast(allow_multicast=True, environ=allowed)
     assert allowed == {"NCCL_NVLS_ENABLE": "1"}
+
+
+def test_ar_multicast_needs_the_landing_buffer_mapped_too(monkeypatch):
+    """The decode schedule's AR multicast kernel stores through mc_land_ptr: a group whose
+    landing buffer has no multicast address must not get the multicast transport."""
+    from types import SimpleNamespace
+
+    from codegen.runtime import transport
+    from codegen.runtime.transport import choose_transport
+
+    monkeypatch.setattr(transport, "multicast_disabled_by_env", lambda environ=None: None)
+    import codegen.runtime.driver as driver
+    monkeypatch.setattr(driver, "device_attribute", lambda a, d: 1)
+    buf = SimpleNamespace(multicast_ptr=0x1000)
+    group = SimpleNamespace(local_ranks=(0,), workspace=lambda r: buf, ar_buffer=lambda r: buf,
+                            landing=lambda r: SimpleNamespace(multicast_ptr=0))
+    assert choose_transport(group, "ar", None, 0) == "unicast"
+    group.landing = lambda r: buf
+    assert choose_transport(group, "ar", None, 0) == "multicast"

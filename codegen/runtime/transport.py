@@ -37,8 +37,9 @@ def choose_transport(group, mode: str, requested: str | None, device_index: int 
 
     ranks = group.local_ranks
     ptrs = [group.workspace(r).multicast_ptr for r in ranks]
-    if mode == "ar":
+    if mode == "ar":  # the tile schedule's AR buffer and the decode schedule's landing buffer
         ptrs += [group.ar_buffer(r).multicast_ptr for r in ranks]
+        ptrs += [group.landing(r).multicast_ptr for r in ranks]
     reason = multicast_unavailable_reason(ptrs, device_index)
     if requested == "multicast" and reason:
         raise InputError(f"transport = 'multicast' is unavailable: {reason}")
