@@ -170,6 +170,7 @@ def test_make_fused_or_fallback_falls_back_on_a_malformed_manifest(tmp_path, tmp
             return SimpleNamespace(multicast_ptr=0)
 
         ar_buffer = workspace
+        landing = workspace   # the Group interface's decode landing buffer
 
     with caplog.at_level(logging.WARNING, logger=make_fused_or_fallback.__module__):
         op = make_fused_or_fallback(4096, 1024, 768, "ar", group_factory=lambda *a, **k: FakeGroup(),
