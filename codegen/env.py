@@ -37,6 +37,18 @@ SWITCHES: dict[str, tuple[str, str]] = {
         "2000",
         "runtime: bound of every in-kernel spin-wait; on time-out the kernel records an error",
     ),
+    "CODEGEN_DISABLE_FUSED": (
+        "0",
+        "runtime: the tensor-parallel layers and custom ops never launch a fused kernel and use "
+        "torch.mm + the torch.distributed collective instead; any value but 0/false/no/off/empty "
+        "disables the fused path",
+    ),
+    "CODEGEN_NO_COMPILE": (
+        "0",
+        "refuse to compile anything in this process: `codegen build` and codegen.compile raise "
+        "naming this switch (the runtime itself never compiles: a missing kernel is a "
+        "CacheMissError); any value but 0/false/no/off/empty turns it on",
+    ),
 }
 
 #: Other software's switches that keep NVLink multicast objects from being created (torch
@@ -91,6 +103,8 @@ class Settings:
     jobs: int
     disable_multicast: bool
     wait_timeout_ms: int
+    disable_fused: bool = False
+    no_compile: bool = False
 
 
 def _disabled_fail_closed(environ: Mapping[str, str], name: str) -> bool:
@@ -136,6 +150,8 @@ def load(environ: Mapping[str, str] | None = None) -> Settings:
         jobs=_positive_int(env, "CODEGEN_JOBS", os.cpu_count() or 1),
         disable_multicast=_disabled_fail_closed(env, "CODEGEN_DISABLE_MULTICAST"),
         wait_timeout_ms=_positive_int(env, "CODEGEN_WAIT_TIMEOUT_MS", 2000),
+        disable_fused=_disabled_fail_closed(env, "CODEGEN_DISABLE_FUSED"),
+        no_compile=_disabled_fail_closed(env, "CODEGEN_NO_COMPILE"),
     )
 
 

@@ -13,6 +13,15 @@ def test_defaults(monkeypatch):
     assert s.jobs == (os.cpu_count() or 1)
     assert s.disable_multicast is False
     assert s.wait_timeout_ms == 2000
+    assert s.disable_fused is False and s.no_compile is False
+
+
+@pytest.mark.parametrize("name, field", [("CODEGEN_DISABLE_FUSED", "disable_fused"),
+                                         ("CODEGEN_NO_COMPILE", "no_compile")])
+@pytest.mark.parametrize("value, on", [("1", True), ("yes", True), ("junk", True),
+                                       ("0", False), ("off", False), ("", False)])
+def test_boolean_switches(name, field, value, on):
+    assert getattr(env.load({name: value}), field) is on
 
 
 def test_read_at_call_time(monkeypatch, tmp_path):
