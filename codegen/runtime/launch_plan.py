@@ -2,7 +2,8 @@
 
 `kernel_arguments` turns (kernel, group, rank, tensors) into the dict of values of
 `contract.kernel_params(arch, mode)` for that kernel, and nothing else; TMA descriptors come
-from a small cache keyed by everything they encode.
+from a small cache keyed by everything they encode. `tma_operands` also says which call
+tensor each descriptor reads, so a CallPlan (call_plan.py) can patch only those per call.
 """
 from __future__ import annotations
 
@@ -49,15 +50,36 @@ class CallTensors:
     K: int
 
 
-def _tma_values(kern: LoadedKernel, operands: dict, descriptors: Descriptors) -> dict:
-    """tma_<op> and tma_<op>_shape of every TMA operand the kernel's contract lists."""
+def tma_geometry(kern: LoadedKernel, op_name: str) -> tuple[tuple[int, int], str]:
+    """(box, swizzle) of TMA operand `op_name` of `kern` (meta.json `tma`)."""
     tma = kern.entry.meta.get("tma", {})
+    return tma_box(tma, op_name), tma.get(op_name, {}).get("swizzle", "128B")
+
+
+def tma_operands(kern: LoadedKernel, t: CallTensors, group=None, rank: int = 0) -> dict:
+    """op name -> (ptr, rows, inner, source) of every TMA operand `kern`'s contract lists.
+
+    `source` names the call tensor the operand reads ('x', 'weight', 'out'), or None for a
+    group buffer (fixed per rank). a = x [M, K], b = W [N, K], c = the tile-store target (mode
+    none and the decode schedule: out [M, N]; rs/ar tile: this rank's workspace viewed as
+    [2 * rows_pad, N]).
+    """
+    if kern.mode == "none" or kern.variant.schedule != "tile":
+        c = (t.out.data_ptr(), t.M, t.N, "out")    # (no tma_c outside the sm_90a tile kernels)
+    else:
+        c = (group.workspace(rank).ptr, 2 * group.rows_pad, t.N, None)
+    every = {"a": (t.x.data_ptr(), t.M, t.K, "x"), "b": (t.weight.data_ptr(), t.N, t.K, "weight"),
+             "c": c}
+    return {name: every[name] for name in contract.tma_operands(kern.arch, kern.variant.schedule)}
+
+
+def _tma_values(kern: LoadedKernel, operands: dict, descriptors: Descriptors) -> dict:
+    """tma_<op> and tma_<op>_shape of every TMA operand."""
     kinds = {s.name: s.kind for s in kern.specs}
     values = {}
-    for op_name in contract.tma_operands(kern.arch, kern.variant.schedule):
-        ptr, rows, inner = operands[op_name]
-        values[f"tma_{op_name}"] = descriptors.get(ptr, rows, inner, tma_box(tma, op_name),
-                                                   tma.get(op_name, {}).get("swizzle", "128B"))
+    for op_name, (ptr, rows, inner, _) in operands.items():
+        box, swizzle = tma_geometry(kern, op_name)
+        values[f"tma_{op_name}"] = descriptors.get(ptr, rows, inner, box, swizzle)
         shape_kind = kinds.get(f"tma_{op_name}_shape", "i32x2")
         values[f"tma_{op_name}_shape"] = coord_shape(shape_kind, (rows, inner))
     return values
@@ -91,18 +113,9 @@ def _collective_values(group, rank: int, transport: str, timeout_ns: int) -> dic
 def kernel_arguments(kern: LoadedKernel, t: CallTensors, descriptors: Descriptors,
                      group=None, rank: int = 0, transport: str = "none",
                      timeout_ns: int = 0) -> dict:
-    """The values of exactly `contract.kernel_params(arch, mode, schedule)` of `kern`, by name.
-
-    TMA operands: a = x [M, K], b = W [N, K], c = the tile-store target (mode none: out [M, N];
-    rs/ar: this rank's workspace viewed as [2 * rows_pad, N]).
-    """
-    if kern.mode == "none" or kern.variant.schedule != "tile":
-        c_ptr, c_rows = t.out.data_ptr(), t.M    # (no tma_c outside the sm_90a tile kernels)
-    else:
-        c_ptr, c_rows = group.workspace(rank).ptr, 2 * group.rows_pad
-    operands = {"a": (t.x.data_ptr(), t.M, t.K), "b": (t.weight.data_ptr(), t.N, t.K),
-                "c": (c_ptr, c_rows, t.N)}
-    values = _tma_values(kern, operands, descriptors)
+    """The values of exactly `contract.kernel_params(arch, mode, schedule)` of `kern`, by name
+    (the TMA operands are :func:`tma_operands`)."""
+    values = _tma_values(kern, tma_operands(kern, t, group, rank), descriptors)
     values.update({"m": t.M, "out_ptr": t.out.data_ptr()})
     if kern.mode != "none":
         values.update(_collective_values(group, rank, transport, timeout_ns))

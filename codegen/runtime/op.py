@@ -20,6 +20,7 @@ from .errors import CacheMissError, InputError
 from .group import Group
 from .health import RankHealth
 from .kernel import LoadedKernel, load_kernel
+from .call_plan import CallPlan
 from .launch_plan import CallTensors, Descriptors, kernel_arguments
 from .op_args import check_op_args
 from .transport import choose_transport
@@ -28,6 +29,8 @@ from .validate import check_m, check_matrix, check_no_overlap, check_out, check_
 
 #: should_run()'s threshold on M when neither `min_m` nor a tuning table says otherwise.
 DEFAULT_MIN_M = 128
+#: Launch plans kept per op (one per (rank, M) seen; cleared when full).
+_PLANS_MAX = 4096
 
 
 class GemmRsAr:
@@ -90,6 +93,7 @@ class GemmRsAr:
         self._table = None  # the tuning table, read at first use (False: none for this shape)
         self._kernels: dict[str, LoadedKernel] = {}
         self._descriptors = Descriptors()
+        self._plans: dict[tuple[int, int], CallPlan] = {}
         self.health = RankHealth(group, self._device)
         self.last_launch: dict[int, dict] = {}  # rank -> {variant, bn, cta_group, grid}
 
@@ -363,14 +367,12 @@ class GemmRsAr:
         return kernel_arguments(kern, tensors, self._descriptors, self.group, rank,
                                 self.transport, self.timeout_ns)
 
-    def _rank_stream(self, rank: int, cur):
-        # mode none is a plain GEMM: always the caller's stream
-        s = self.group.stream(rank) if self.group is not None and self.mode != "none" else None
-        return cur if s is None else s
-
-    def _launch(self, rank: int, x, weight, out, M: int, ordered_after=None) -> None:
-        """Launch one rank. Its stream first waits on `ordered_after` (an event recorded on the
-        caller's stream before any rank launched) or, without one, on the current stream."""
+    def _plan(self, rank: int, x, weight, out, M: int) -> CallPlan:
+        """The launch plan of (rank, M), built on the first call with that shape (everything
+        it holds is fixed by the key: dispatch, kernel, grid, group pointers; see call_plan)."""
+        plan = self._plans.get((rank, M))
+        if plan is not None:
+            return plan
         variant = self.variant(M)
         if variant.schedule == "swapab" and M > self.land_rows:
             raise InputError(f"x.shape[0] (M) = {M} exceeds the {self.land_rows} landing rows "
@@ -382,19 +384,50 @@ class GemmRsAr:
         else:
             grid = dispatch.grid_size(M, self.N, int(launch.get("bn", variant.bn)), kern.cluster[0],
                                       self.sm_budget, int(launch.get("min_grid_multiple", 1)))
-        params = self._params(rank, x, weight, out, M, kern)
+        tensors = CallTensors(x, weight, out, M, self.N, self.K)
+        plan = CallPlan(kern, grid, self._params(rank, x, weight, out, M, kern), tensors,
+                        self._descriptors, self.group, rank)
+        plan.info = {"variant": variant.name, "schedule": variant.schedule, "bn": variant.bn,
+                     "cta_group": variant.cta_group, "grid": grid}
+        if len(self._plans) >= _PLANS_MAX:
+            self._plans.clear()
+        self._plans[(rank, M)] = plan
+        return plan
+
+    def _launch(self, rank: int, x, weight, out, M: int, ordered_after=None) -> None:
+        """Launch one rank. A rank with a stream of its own (virtual groups) first waits on
+        `ordered_after` (an event recorded on the caller's stream before any rank launched)
+        or, without one, on the current stream; otherwise it launches on the current stream."""
+        plan = self._plan(rank, x, weight, out, M)
         dev = self._device()
-        with torch.cuda.device(dev):
+        s = self.group.stream(rank) if self.group is not None and self.mode != "none" else None
+        if torch.cuda.current_device() == dev.index:
+            self._launch_on(plan, rank, x, weight, out, s, ordered_after)
+        else:
+            with torch.cuda.device(dev):
+                self._launch_on(plan, rank, x, weight, out, s, ordered_after)
+        self.health.last_variant[rank] = plan.info["variant"]
+        self.last_launch[rank] = plan.info
+
+    def _launch_on(self, plan: CallPlan, rank: int, x, weight, out, s, ordered_after) -> None:
+        dev = self.device
+        if s is None:
+            handle = _current_stream_handle(dev.index)
+        else:
             cur = torch.cuda.current_stream(dev)
-            s = self._rank_stream(rank, cur)
-            if s != cur:
-                # inputs (and out's allocation) are ordered on `cur`
+            if s != cur:  # inputs (and out's allocation) are ordered on `cur`
                 if ordered_after is not None:
                     s.wait_event(ordered_after)
                 else:
                     s.wait_stream(cur)
-            kern.launch(grid, params, s)
-        self.health.last_variant[rank] = variant.name
-        self.last_launch[rank] = {"variant": variant.name, "schedule": variant.schedule,
-                                  "bn": variant.bn,
-                                  "cta_group": variant.cta_group, "grid": grid}
+            handle = s.cuda_stream
+        plan.launch(x.data_ptr(), weight.data_ptr(), out.data_ptr(), handle)
+
+
+def _current_stream_handle(device_index: int) -> int:
+    """The current stream of `device_index` as a cudaStream_t int, without building a
+    torch.cuda.Stream object (torch's raw accessor, used by its own compiled code)."""
+    raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+    if raw is not None:
+        return raw(device_index)
+    return torch.cuda.current_stream(device_index).cuda_stream

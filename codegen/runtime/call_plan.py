@@ -1,0 +1,120 @@
+"""A launch plan per call shape: what one (rank, M) launch of an op passes, built once.
+
+Everything of a launch that does not change between calls with the same rank and M (the
+variant, the loaded kernel, the grid, the packed contract parameters: group pointers, M, the
+coordinate tensors, the time-out) is computed on the first such call. A later call patches
+only the fields that come from its tensors (the TMA descriptors of x and the weight, the
+output pointer, and the output's descriptor where the kernel stores through one) and
+launches. The launch config is kept per stream.
+
+Patching is exact: a descriptor is a pure function of (address, rows, inner, box, swizzle)
+(launch_plan.Descriptors caches it by exactly those), and the rows and inner sizes of every
+per-call operand are fixed by (M, N, K), which the plan's key fixes.
+"""
+from __future__ import annotations
+
+import ctypes
+import threading
+from dataclasses import dataclass
+
+from .driver import check, cuda, ensure_context
+from .kernel import LoadedKernel
+from .launch_plan import CallTensors, Descriptors, tma_geometry, tma_operands
+from .params import PackedParams, pack_params
+
+#: Stream configs kept per plan (a plan normally sees one or two streams).
+_CONFIGS_MAX = 16
+_INVALID_CONTEXT = cuda.CUresult.CUDA_ERROR_INVALID_CONTEXT
+
+
+@dataclass(frozen=True)
+class _DescriptorSlot:
+    """A `tma_<op>` parameter whose descriptor reads a call tensor."""
+
+    offset: int
+    source: str                 # 'x' | 'weight' | 'out'
+    rows: int
+    inner: int
+    box: tuple[int, int]
+    swizzle: str
+
+
+class CallPlan:
+    """One (rank, M) launch of one op: packed once, patched per call (see module docstring).
+
+    `values` are the contract parameters of the first call (launch_plan.kernel_arguments) and
+    `tensors` that call's tensors. Not for concurrent use from two threads without the lock
+    it holds (:meth:`launch` takes it).
+    """
+
+    def __init__(self, kern: LoadedKernel, grid: int, values: dict, tensors: CallTensors,
+                 descriptors: Descriptors, group=None, rank: int = 0):
+        if grid % kern.cluster[0]:
+            raise ValueError(f"grid {grid} is not a multiple of the cluster size {kern.cluster[0]}")
+        self.kern = kern
+        self.grid = grid
+        self.M = tensors.M
+        self._descriptors = descriptors
+        self._packed: PackedParams = pack_params(kern.specs, values)
+        self._slots = []
+        for op_name, (_, rows, inner, source) in tma_operands(kern, tensors, group, rank).items():
+            if source is not None:
+                box, swizzle = tma_geometry(kern, op_name)
+                self._slots.append(_DescriptorSlot(self._packed.offset_of(f"tma_{op_name}"),
+                                                   source, rows, inner, box, swizzle))
+        # the output pointer as a u64 cell in the packed buffer (contract kind u64), where the
+        # kernel takes one (sm_90a mode none stores through tma_c only)
+        self._out_cell = None
+        if "out_ptr" in kern.param_names:
+            self._out_cell = ctypes.c_uint64.from_address(
+                self._packed.base + self._packed.offset_of("out_ptr"))
+        self._last = {"x": tensors.x.data_ptr(), "weight": tensors.weight.data_ptr(),
+                      "out": tensors.out.data_ptr()}
+        self._configs: dict[int, object] = {}
+        self._lock = threading.Lock()
+
+    def bind(self, x_ptr: int, weight_ptr: int, out_ptr: int) -> None:
+        """Patch a call's pointers into the packed parameters (launch does it; tests call it
+        to compare with a fresh packing)."""
+        self._patch({"x": x_ptr, "weight": weight_ptr, "out": out_ptr})
+
+    def _patch(self, ptrs: dict) -> None:
+        base = self._packed.base
+        for slot in self._slots:
+            ptr = ptrs[slot.source]
+            if ptr != self._last[slot.source]:
+                desc = self._descriptors.get(ptr, slot.rows, slot.inner, slot.box, slot.swizzle)
+                ctypes.memmove(base + slot.offset, desc, len(desc))
+        if self._out_cell is not None:
+            self._out_cell.value = ptrs["out"]
+        self._last = ptrs
+
+    def _config(self, stream_handle: int):
+        cfg = self._configs.get(stream_handle)
+        if cfg is None:
+            if len(self._configs) >= _CONFIGS_MAX:
+                self._configs.clear()
+            cfg = self._configs[stream_handle] = self.kern.launch_config(self.grid, stream_handle)
+        return cfg
+
+    def launch(self, x_ptr: int, weight_ptr: int, out_ptr: int, stream_handle: int) -> None:
+        """Patch the call's pointers in and launch on `stream_handle` (a cudaStream_t as int).
+
+        The driver copies the parameters during the call (also under graph capture), so the
+        next call may patch the same buffer at once.
+        """
+        func = self.kern.function
+        cfg = self._config(stream_handle)
+        with self._lock:
+            self._patch({"x": x_ptr, "weight": weight_ptr, "out": out_ptr})
+            err, = cuda.cuLaunchKernelEx(cfg, func, self._packed.address, 0)
+            if err == _INVALID_CONTEXT:
+                # a thread that never made torch's context current (e.g. a new serving thread)
+                ensure_context(self.kern.device_index)
+                err, = cuda.cuLaunchKernelEx(cfg, func, self._packed.address, 0)
+        check("cuLaunchKernelEx", err)
+
+    def packed_bytes(self) -> bytes:
+        """The parameter bytes the next launch passes (tests and debugging)."""
+        return self._packed.bytes()
+
