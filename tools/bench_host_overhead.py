@@ -101,6 +101,45 @@ class HostBench:
         self.barrier()
         return total / count if count else None
 
+    def parts_us(self, op, M: int, x, w) -> dict:
+        """Host cost of the pieces of one fused call (us, median of --reps x --calls)."""
+        from codegen.runtime.op import _current_stream_handle
+        from codegen.runtime.tma import encode_bf16_2d
+
+        out = op(self.rank, x, w)
+        plan = op._plan(self.rank, x, w, out, M)
+        xp, wp, op_ = x.data_ptr(), w.data_ptr(), out.data_ptr()
+        idx = self.device.index
+
+        def timed(fn, calls=self.a.calls, settle=None):
+            times = []
+            for _ in range(self.a.reps):
+                if settle is not None:
+                    settle()
+                t0 = time.perf_counter()
+                for _ in range(calls):
+                    fn()
+                times.append((time.perf_counter() - t0) * 1e6 / calls)
+            return statistics.median(times)
+
+        parts = {
+            "validate": timed(lambda: op._validate(self.rank, x, w)),
+            "check_errors": timed(op.check_errors),
+            "alloc_out": timed(lambda: self.torch.empty(op.out_shape(M), dtype=x.dtype,
+                                                        device=self.device)),
+            "stream_handle": timed(lambda: _current_stream_handle(idx)),
+            "tma_encode": timed(lambda: encode_bf16_2d(xp, M, x.shape[1], 2 * x.shape[1],
+                                                       (64, 64), "128B")),
+        }
+        self.barrier()
+        # launches with unchanged pointers: the driver call alone (all ranks launch the same
+        # count, so every kernel finds its peers)
+        parts["launch"] = timed(lambda: plan.launch(xp, wp, op_, _current_stream_handle(idx)),
+                                calls=50, settle=self.barrier)
+        op.synchronize()
+        self.barrier()
+        return parts
+
     def row(self, mode: str, op, M: int) -> dict:
         from graph_timing import graph_time_us
 
@@ -139,6 +178,7 @@ class HostBench:
         self.barrier()
         row["unfused_graph_us"] = graph_time_us(unfused, iters=20, replays=10)
         op.synchronize()
+        row["fused_parts_us"] = self.parts_us(op, M, x, w)
         return row
 
 
