@@ -75,8 +75,8 @@ def test_fit_schema_defaults_and_keywords():
 
 
 # ---- rows, tables ------------------------------------------------------------------------------
-def _row(M, base, fused, cands=(), mode="ar", K=768):
-    row = {"tp": 2, "mode": mode, "K": K, "M": M, "N": 7168, "gemm_us": 5.0,
+def _row(M, base, fused, cands=(), mode="ar", K=768, link_gbps=None):
+    row = {"tp": 2, "mode": mode, "K": K, "M": M, "N": 7168, "gemm_us": 5.0, "link_gbps": link_gbps,
            "baselines": base, "baseline_errors": {}, "fused_us": fused, "variant": "v"}
     if cands:
         row["candidates"] = [dict(c) for c in cands]
@@ -124,6 +124,37 @@ def test_text_and_markdown():
                                {"tp": 2, "device": "H200", "torch": "2.x", "iters": 10, "replays": 50})
     assert "nccl=19.0 symm_two_shot=15.0" in md and "15.0 (symm_two_shot)" in md and "0.50x" in md
     assert "error: rank 0: CacheMissError: x / rank 1: y" in md
+    assert "T_link, T_phys and eff not measured (no probe result)" in md
+
+
+LINK = {"bytes": 512 << 20, "peer": "rank r reads rank (r + 1) % tp", "copy": "sm", "gbps": 400.0,
+        "sm_us": 1342.2, "sm_gbps": 400.0, "memcpy_us": 1300.0, "memcpy_gbps": 413.0}
+
+
+def test_bound_columns():
+    # AR TP2 M=1024: 1024*7168*2 bytes at 400 GB/s = 36.7 us > torch.mm's 5.0; fused 40.0
+    r = _row(1024, {"nccl": 60.0}, 40.0, CANDS, link_gbps=400.0)
+    assert r["link_bytes"] == 1024 * 7168 * 2 and r["link_us"] == pytest.approx(36.7, abs=0.01)
+    assert r["phys_us"] == r["link_us"] and r["phys_eff"] == pytest.approx(r["link_us"] / 40.0)
+    assert r["tuned_phys_eff"] == pytest.approx(r["link_us"] / 9.0)
+    rs = _row(1024, {"nccl": 60.0}, 40.0, mode="rs", link_gbps=400.0)
+    assert rs["link_us"] == pytest.approx(36.7 / 2, abs=0.01)
+    gemm_bound = _row(16, {"nccl": 19.0}, 10.0, link_gbps=400.0)  # 0.6 us over NVLink
+    assert gemm_bound["phys_us"] == 5.0 and gemm_bound["phys_eff"] == 0.5
+    head = report.text_line()
+    assert head.split()[:13] == ["mode", "K", "M", "torch.mm", "best", "unfused", "fused", "vs",
+                                 "best", "T_link", "T_phys", "eff", "tuned"]
+    line = report.text_line(r).split()
+    assert line[8:11] == ["36.7", "36.7", "0.92"]
+    md = report.markdown_table([r, gemm_bound, _row(32, {"nccl": 19.0}, None, link_gbps=400.0)], [],
+                               {"tp": 2, "device": "H200", "torch": "2.x", "iters": 10,
+                                "replays": 50, "link": LINK})
+    assert ("| mode | K | M | torch.mm (T_gemm) | unfused (us) | best unfused | fused | vs best | "
+            "T_link | T_phys | eff = T_phys/fused | tuned (config) | vs best | variant |") in md
+    assert "| 40.0 | 1.50x | 36.7 | 36.7 | 0.92 | 9.0 swapab bn16 cg1 | 6.67x |" in md
+    assert "| 10.0 | 1.90x | 0.6 | 5.0 | 0.50 | - | - |" in md
+    assert "| - | - | 1.1 | 5.0 | - | - | - |" in md     # no fused time: no eff
+    assert "400 GB/s per GPU (sm copy of 512 MiB" in md and "memcpy 413 GB/s" in md
 
 
 # ---- one (mode, K, M) end to end on fakes ---------------------------------------------------------
@@ -255,7 +286,7 @@ def test_failing_symm_baseline_and_kernel_are_recorded_not_fatal(fake_bench, mon
 
 def test_png(tmp_path):
     pytest.importorskip("matplotlib")
-    rows = [_row(m, {"nccl": 19.0 + m / 10}, 15.0 + m / 20, CANDS, mode=mode)
+    rows = [_row(m, {"nccl": 19.0 + m / 10}, 15.0 + m / 20, CANDS, mode=mode, link_gbps=400.0)
             for mode in ("ar", "rs") for m in (16, 64, 512)]
     report.plot_png(rows, tmp_path / "b.png", {"tp": 2, "N": 7168})
     assert (tmp_path / "b.png").stat().st_size > 1000

@@ -3,8 +3,11 @@
 A row (one per mode, K, M) holds: gemm_us (torch.mm alone); baselines {name: us or None},
 baseline_errors {name: why skipped}; fused_us and the dispatching op's launch (variant, bn,
 cta_group, grid, fused_note when it fell back to the tile schedule); with a sweep, candidates
-[{schedule, bn, cta_group, us or None, skipped?}]. :func:`summarize` adds best_unfused(_us),
-speedup (best unfused / fused), tuned {schedule, bn, cta_group, us} and tuned_speedup.
+[{schedule, bn, cta_group, us or None, skipped?}]; link_gbps (the run's peer bandwidth, or None).
+:func:`summarize` adds best_unfused(_us), speedup (best unfused / fused), tuned {schedule, bn,
+cta_group, us}, tuned_speedup, and the physical bound of tools/link_bound.py: link_bytes,
+link_us (T_link), phys_us (T_phys = max(T_gemm, T_link)), phys_eff (T_phys / fused) and
+tuned_phys_eff.
 """
 from __future__ import annotations
 
@@ -13,6 +16,7 @@ import sys
 from pathlib import Path
 
 from baselines import best_baseline  # tools/ is the script's directory
+from link_bound import link_note, physical_bound
 
 from codegen.runtime.tuning import crossover_m
 
@@ -32,13 +36,15 @@ def _ratio(num, den):
 
 
 def summarize(row: dict) -> dict:
-    """Add the best unfused path, fused vs best, and the fastest swept candidate to `row`."""
+    """Add the best unfused path, fused vs best, the fastest swept candidate and the physical
+    bound to `row`."""
     row["best_unfused"], row["best_unfused_us"] = best_baseline(row.get("baselines", {}))
     row["speedup"] = _ratio(row["best_unfused_us"], row.get("fused_us"))
     best = pick_fastest(row.get("candidates", []))
     row["tuned"] = ({k: best[k] for k in ("schedule", "bn", "cta_group", "us")}
                     if best else None)
     row["tuned_speedup"] = _ratio(row["best_unfused_us"], best["us"] if best else None)
+    row.update(physical_bound(row))
     return row
 
 
@@ -77,39 +83,50 @@ def _x(v) -> str:
     return f"{v:.2f}x" if _finite(v) else "-"
 
 
+def _frac(v) -> str:
+    return f"{v:.2f}" if _finite(v) else "-"
+
+
 def _tuned(r: dict) -> str:
     t = r.get("tuned")
     return f"{_us(t['us'])} {t['schedule']} bn{t['bn']} cg{t['cta_group']}" if t else "-"
 
 
 def cells(r: dict) -> list[str]:
-    """mode, K, M, torch.mm, each baseline, best (which), fused, vs best, tuned, vs best, variant."""
+    """mode, K, M, torch.mm, each baseline, best (which), fused, vs best, T_link, T_phys, eff,
+    tuned, vs best, variant."""
     base = " ".join(f"{n}={_us(v)}" for n, v in r.get("baselines", {}).items())
     best = f"{_us(r.get('best_unfused_us'))} ({r.get('best_unfused') or 'none'})"
     variant = r.get("variant", "-") + (" [tile fallback]" if r.get("fused_note") else "")
     if r.get("error"):
         variant = f"error: {r['error'][:160]}"
     return [r["mode"], str(r["K"]), str(r["M"]), _us(r.get("gemm_us")), base, best,
-            _us(r.get("fused_us")), _x(r.get("speedup")), _tuned(r), _x(r.get("tuned_speedup")),
+            _us(r.get("fused_us")), _x(r.get("speedup")), _us(r.get("link_us")),
+            _us(r.get("phys_us")), _frac(r.get("phys_eff")), _tuned(r), _x(r.get("tuned_speedup")),
             variant]
 
 
-HEADER = ["mode", "K", "M", "torch.mm", "unfused (us)", "best unfused", "fused", "vs best",
-          "tuned (config)", "vs best", "variant"]
+HEADER = ["mode", "K", "M", "torch.mm (T_gemm)", "unfused (us)", "best unfused", "fused", "vs best",
+          "T_link", "T_phys", "eff = T_phys/fused", "tuned (config)", "vs best", "variant"]
+
+
+#: Short names of two columns in the printed header (the printed line is narrow).
+_SHORT = {"torch.mm (T_gemm)": "torch.mm", "eff = T_phys/fused": "eff"}
 
 
 def text_line(r: dict | None = None) -> str:
     """One printed row (the header without `r`)."""
-    c = cells(r) if r is not None else HEADER
-    return (f"{c[0]:>4} {c[1]:>5} {c[2]:>6} {c[3]:>7} {c[5]:>24} {c[6]:>7} {c[7]:>6} "
-            f"{c[8]:>26} {c[9]:>6}  {c[4]}  {c[10]}")
+    c = cells(r) if r is not None else [_SHORT.get(h, h) for h in HEADER]
+    return (f"{c[0]:>4} {c[1]:>5} {c[2]:>6} {c[3]:>8} {c[5]:>24} {c[6]:>7} {c[7]:>6} "
+            f"{c[8]:>7} {c[9]:>7} {c[10]:>5} {c[11]:>26} {c[12]:>6}  {c[4]}  {c[13]}")
 
 
 def markdown_table(rows: list[dict], cross: list[dict], meta: dict) -> str:
     """The rows and crossovers as Markdown (for BENCHMARKS.md)."""
     out = [f"TP{meta['tp']}, {meta['device']}, torch {meta['torch']}, NCCL NVLS off, symmetric "
            f"memory without multicast; us, slowest rank, median of {meta['replays']} graph "
-           f"replays of {meta['iters']} calls. vs best = best unfused / fused.", "",
+           f"replays of {meta['iters']} calls. vs best = best unfused / fused. T_gemm = torch.mm "
+           f"alone, in the same run. {link_note(meta.get('link'))}", "",
            "| " + " | ".join(HEADER) + " |", "|" + "---|" * len(HEADER)]
     for r in rows:
         out.append("| " + " | ".join(c.replace("|", "/") for c in cells(r)) + " |")
@@ -122,7 +139,8 @@ def markdown_table(rows: list[dict], cross: list[dict], meta: dict) -> str:
 
 
 def plot_png(rows: list[dict], path: Path, meta: dict) -> None:
-    """Per mode: fused (and tuned) vs the best unfused path, and their times, vs M (lazy matplotlib)."""
+    """Per mode: fused (and tuned) vs the best unfused path, and their times with the physical
+    bound T_phys, vs M (lazy matplotlib)."""
     try:
         import matplotlib
 
@@ -146,6 +164,10 @@ def plot_png(rows: list[dict], path: Path, meta: dict) -> None:
                             label=f"K={K} fused")
             axes[1][j].plot(ms, [r["best_unfused_us"] for r in pts], linestyle=":",
                             color=line.get_color(), label=f"K={K} best unfused")
+            bound = [(r["M"], r["phys_us"]) for r in pts if _finite(r.get("phys_us"))]
+            if bound:
+                axes[1][j].plot(*zip(*bound), linestyle="-.", color=line.get_color(),
+                                label=f"K={K} T_phys = max(T_gemm, T_link)")
         for i, ylabel in enumerate(("best unfused / fused", "us")):
             ax = axes[i][j]
             ax.set_xscale("log", base=2)
