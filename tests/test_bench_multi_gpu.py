@@ -18,6 +18,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 import baselines  # noqa: E402
 import bench_multi_gpu as bench  # noqa: E402
 import bench_report as report  # noqa: E402
+import link_bound  # noqa: E402
 
 from codegen.runtime.errors import CacheMissError, InputError  # noqa: E402
 from codegen.runtime.tuning import find_table  # noqa: E402
@@ -29,14 +30,17 @@ def test_defaults():
     assert a.ms == [16, 32, 64, 128, 256, 512, 2048, 8192] and a.ks == [768, 1536, 2304]
     assert (a.n, a.modes, a.schedule, a.bn, a.cta_group) == (7168, "rs,ar", None, None, None)
     assert a.tune_out is None and a.baselines is None and not a.allow_multicast
+    assert (a.link_mib, a.link_copy) == (512, "sm")
 
 
 def test_options():
     a = bench.parse_args(["--ms", "16,32", "--ks", "768", "--modes", "ar", "--schedule", "swapab",
-                          "--tune-out", "generated", "--baselines", "nccl,symm_two_shot"])
+                          "--tune-out", "generated", "--baselines", "nccl,symm_two_shot",
+                          "--link-mib", "256", "--link-copy", "memcpy"])
     assert (a.ms, a.ks, a.modes, a.schedule) == ([16, 32], [768], "ar", "swapab")
     assert a.tune_out == Path("generated") and a.baselines == ["nccl", "symm_two_shot"]
-    for bad in (["--schedule", "fast"], ["--baselines", "nccl,gloo"]):
+    assert (a.link_mib, a.link_copy) == (256, "memcpy")
+    for bad in (["--schedule", "fast"], ["--baselines", "nccl,gloo"], ["--link-copy", "ce"]):
         with pytest.raises(SystemExit):
             bench.parse_args(bad)
 
@@ -290,3 +294,77 @@ def test_png(tmp_path):
             for mode in ("ar", "rs") for m in (16, 64, 512)]
     report.plot_png(rows, tmp_path / "b.png", {"tp": 2, "N": 7168})
     assert (tmp_path / "b.png").stat().st_size > 1000
+
+
+# ---- the peer bandwidth, the bound in rows and the JSON ---------------------------------------------
+class SelfSymm:
+    """Symmetric memory of a one-rank world: rank 0's peer, (0 + 1) % 1, is itself."""
+
+    def empty(self, n, dtype, device):
+        self.buf = torch.empty(n, dtype=dtype, device=device)
+        return self.buf
+
+    def rendezvous(self, t, group_name):
+        return SimpleNamespace(get_buffer=lambda rank, sizes, dtype: self.buf.view(dtype))
+
+
+@pytest.fixture
+def probe_bench(fake_bench, monkeypatch):
+    monkeypatch.setattr(bench, "PeerCopy", lambda *a: link_bound.PeerCopy(*a, symm=SelfSymm()))
+    fake_bench.args.link_mib = 1
+    return fake_bench
+
+
+def test_measure_link(probe_bench):
+    link = probe_bench.measure_link()                           # the fake clock: sm 10 us, memcpy 11
+    assert link == {"bytes": 1 << 20, "peer": "rank r reads rank (r + 1) % tp", "copy": "sm",
+                    "sm_us": 10.0, "sm_gbps": pytest.approx((1 << 20) / 10e3),
+                    "memcpy_us": 11.0, "memcpy_gbps": pytest.approx((1 << 20) / 11e3),
+                    "gbps": pytest.approx((1 << 20) / 10e3)}
+
+
+def test_measure_link_failures(probe_bench, monkeypatch):
+    def calls(self):
+        def broken():
+            raise RuntimeError("no peer access")
+        return {"sm": broken, "memcpy": lambda: self.dst.copy_(self.src)}
+
+    monkeypatch.setattr(link_bound.PeerCopy, "calls", calls)
+    link = probe_bench.measure_link()
+    assert link["sm_us"] is None and link["gbps"] is None and link["memcpy_us"] == 10.0
+    assert "no peer access" in link["errors"]["sm"] and link["error"].startswith("the sm copy failed")
+    probe_bench.args.link_copy = "memcpy"
+    link = probe_bench.measure_link()
+    assert link["gbps"] == link["memcpy_gbps"] and "error" not in link
+    probe_bench.args.link_mib = 0
+    assert probe_bench.measure_link() == {"error": "not measured (--link-mib 0)"}
+    monkeypatch.setattr(bench, "PeerCopy", lambda *a: link_bound.PeerCopy(*a[:3], 8))
+    probe_bench.args.link_mib = 1
+    assert "at least 16" in probe_bench.measure_link()["error"]
+
+
+NEW_KEYS = ("link_gbps", "link_bytes", "link_us", "phys_us", "phys_eff", "tuned_phys_eff")
+OLD_KEYS = ("tp", "mode", "K", "M", "N", "gemm_us", "baselines", "baseline_errors", "best_unfused",
+            "best_unfused_us", "fused_us", "fused_relerr", "speedup", "tuned", "tuned_speedup",
+            "variant", "candidates")
+
+
+def test_rows_and_json_carry_the_bound(probe_bench, tmp_path):
+    import json
+
+    b = probe_bench
+    b.link = b.measure_link()                                   # sm: 10 us -> 104.9 GB/s
+    b.tp = 2                                                    # rows as at TP2 (the fakes ignore it)
+    r = b.measure(64, 16, (torch.randn(256, 64) * 0.1).to(torch.bfloat16))
+    assert r["link_gbps"] == b.link["gbps"] and r["link_bytes"] == 16 * 256 * 2
+    assert r["link_us"] == pytest.approx(16 * 256 * 2 / (b.link["gbps"] * 1e3))
+    assert r["phys_us"] == r["gemm_us"] == 12.0                 # torch.mm alone is the bound here
+    assert r["phys_eff"] == pytest.approx(12.0 / 14.0) and r["tuned_phys_eff"] == pytest.approx(12.0 / 15.0)
+    b.props = SimpleNamespace(name="H200", multi_processor_count=132)
+    b.args.json, b.args.md, b.args.tune_out = tmp_path / "b.json", tmp_path / "b.md", None
+    b.write_outputs([r], report.crossovers([r], 2))
+    data = json.loads(b.args.json.read_text())
+    assert data["link"] == b.link and data["link_gbps"] == b.link["gbps"]
+    assert all(k in data["rows"][0] for k in OLD_KEYS + NEW_KEYS)
+    md = b.args.md.read_text()
+    assert "| T_link | T_phys | eff = T_phys/fused |" in md and "0.86" in md and "GB/s per GPU" in md

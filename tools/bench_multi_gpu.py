@@ -12,6 +12,11 @@ Per (mode, K, M), all in one run (NCCL with NVLS off, symmetric memory without m
   fused     GemmRsAr over SymmMemGroup (unicast), dispatching (or --schedule/--bn/--cta-group);
             when its variant is not in the cache it falls back to the tile schedule and says so
   vs best   best unfused / fused (> 1: fused wins)
+  T_link    bytes each GPU sends over NVLink (tools/link_bound.py: RS M*N*2*(tp-1)/tp, AR twice
+            that) / the peer bandwidth measured once per run, before the first row: a copy of
+            --link-mib MiB from the peer's symmetric buffer, every rank at once, by an SM kernel
+            and by memcpy (--link-copy picks which one T_link uses); --link-mib 0 skips it
+  T_phys    max(torch.mm alone, T_link); eff = T_phys / fused (1.0 = at the bound)
 With --tune-out DIR, every candidate (codegen.runtime.tuning.candidates: tile BN 128/256 x CTA
 group 1/2, swapab at its token tile) is timed too; the fastest per M is 'tuned', and rank 0
 writes one tuning table per (mode, K) to DIR/tuning/ (DIR is a cache root, e.g. generated).
@@ -39,6 +44,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from baselines import BASELINES, MAX_RELERR, Unfused, relerr  # noqa: E402  (tools/ is the script's directory)
 from bench_report import crossovers, markdown_table, plot_png, summarize, text_line, tuning_rows  # noqa: E402
 from graph_timing import graph_time_us  # noqa: E402
+from link_bound import COPIES, PeerCopy, gbps  # noqa: E402
 
 from codegen.runtime.tuning import candidates, table_path, write_table  # noqa: E402
 
@@ -70,6 +76,10 @@ def parse_args(argv=None):
     ap.add_argument("--replays", type=int, default=50, help="timed replays (median taken)")
     ap.add_argument("--warmup", type=int, default=5, help="untimed replays")
     ap.add_argument("--timeout-ms", type=int, default=2000)
+    ap.add_argument("--link-mib", type=int, default=512,
+                    help="MiB copied from the peer to measure the NVLink bandwidth (0: not measured)")
+    ap.add_argument("--link-copy", choices=COPIES, default="sm",
+                    help="which measured copy gives T_link: an SM kernel (default) or memcpy")
     ap.add_argument("--sm-margin", type=int, default=0)
     ap.add_argument("--symm-backend", default=None)
     ap.add_argument("--json", type=Path, default=None)
@@ -125,6 +135,7 @@ class Bench:
         self.args, self.torch, self.dist, self.device = args, torch, dist, device
         self.rank, self.tp, self.N = dist.get_rank(), dist.get_world_size(), args.n
         self.max_M = max(args.ms)
+        self.link: dict = {}  # the peer-bandwidth probe's result (measure_link)
 
     def say(self, text: str) -> None:
         if self.rank == 0:
@@ -204,7 +215,8 @@ class Bench:
         return {"us": self.slowest([us])[0], "relerr": res[1], **op.last_launch[self.rank]}
 
     def measure(self, K: int, M: int, w) -> dict:
-        row = {"tp": self.tp, "mode": self.mode, "K": K, "M": M, "N": self.N}
+        row = {"tp": self.tp, "mode": self.mode, "K": K, "M": M, "N": self.N,
+               "link_gbps": self.link.get("gbps")}
         x = (self.torch.randn((M, K), device=self.device) * 0.1).to(self.torch.bfloat16)
         mm_out = self.torch.empty(M, self.N, dtype=self.torch.bfloat16, device=self.device)
         t, _ = self.step(lambda: self.timed(lambda: self.torch.mm(x, w.t(), out=mm_out)))
@@ -231,6 +243,49 @@ class Bench:
                              f"the tile schedule stands in")
         return summarize(row)
 
+    # ---- the peer bandwidth ---------------------------------------------------------------------
+    def measure_link(self) -> dict:
+        """Every rank copies --link-mib MiB from its peer's symmetric buffer at once, timed like a
+        row (slowest rank) for each copy of link_bound.COPIES and checked: {bytes, peer, copy,
+        gbps (the --link-copy one's, or None), <copy>_us, <copy>_gbps, errors?} or {error}."""
+        a = self.args
+        if a.link_mib <= 0:
+            return {"error": "not measured (--link-mib 0)"}
+        probe, err = self.step(lambda: PeerCopy(self.torch, self.dist, self.device, a.link_mib << 20))
+        if err:
+            return {"error": f"peer buffer: {err}"}
+        link = {"bytes": probe.nbytes, "peer": "rank r reads rank (r + 1) % tp", "copy": a.link_copy}
+        errors = {}
+        for name, call in probe.calls().items():
+            us, err = self.step(lambda: self.timed(call))
+            if not err:
+                _, err = self.step(lambda: probe.check(call))
+            us = self.slowest([INF if err else us])[0]
+            link[f"{name}_us"] = None if us == INF else us
+            link[f"{name}_gbps"] = gbps(probe.nbytes, link[f"{name}_us"])
+            if err:
+                errors[name] = err
+        _, err = self.step(probe.finish)  # every rank's copies are done before any buffer is freed
+        if err:
+            errors["finish"] = err
+        link["gbps"] = link[f"{a.link_copy}_gbps"]
+        if errors:
+            link["errors"] = errors
+        if link["gbps"] is None:
+            link["error"] = f"the {a.link_copy} copy failed: {errors.get(a.link_copy)}"
+        return link
+
+    def say_link(self) -> None:
+        link = self.link
+        if "bytes" not in link:
+            self.say(f"peer bandwidth: {link.get('error')}")
+            return
+        each = "; ".join(f"{c} {link[c + '_us']:.0f} us = {link[c + '_gbps']:.0f} GB/s"
+                         if link.get(c + "_gbps") else f"{c} failed: {link['errors'].get(c)}"
+                         for c in COPIES)
+        self.say(f"peer bandwidth ({link['bytes'] >> 20} MiB, {link['peer']}, every rank at once, "
+                 f"slowest rank, per GPU): {each}; T_link uses {link['copy']}")
+
     # ---- the run ------------------------------------------------------------------------------
     def run(self) -> int:
         from codegen.runtime.symm_group import SymmMemGroup
@@ -246,6 +301,9 @@ class Bench:
             self.group = SymmMemGroup(self.max_M, self.N, mode, sm_margin=a.sm_margin,
                                       allow_multicast=a.allow_multicast, backend=a.symm_backend)
             self.unfused = Unfused(torch, self.dist, self.device, mode, self.max_M, self.N, a.baselines)
+            if not self.link:  # once, after the group chose the symmetric-memory backend
+                self.link = self.measure_link()
+                self.say_link()
             self.say(f"\n{mode}: symm backend {self.group.symm_backend}, multicast "
                      f"{self.group.multicast_note}; baselines {', '.join(self.unfused.names)}"
                      + (f" ({self.unfused.symm_error})" if self.unfused.symm_error else ""))
@@ -274,7 +332,8 @@ class Bench:
         meta = {"tp": self.tp, "N": self.N, "device": self.props.name,
                 "sms": self.props.multi_processor_count, "torch": torch.__version__,
                 "iters": a.iters, "replays": a.replays,
-                "nccl_nvls_enable": os.environ.get("NCCL_NVLS_ENABLE")}
+                "nccl_nvls_enable": os.environ.get("NCCL_NVLS_ENABLE"),
+                "link": self.link, "link_gbps": self.link.get("gbps")}
         if a.json:
             a.json.parent.mkdir(parents=True, exist_ok=True)
             a.json.write_text(json.dumps({**meta, "rows": rows, "crossovers": cross}, indent=1))
