@@ -112,7 +112,8 @@ def _parser() -> argparse.ArgumentParser:
     _matrix_args(ls, tp_required=False)
 
     ins = sub.add_parser("inspect", help="show a cached variant (summary by default)")
-    ins.add_argument("variant", help="canonical name, e.g. gemm_ar_unicast_sm90a_bn128_cg1_tp8_bf16")
+    ins.add_argument("variant", help="canonical name, e.g. gemm_ar_unicast_sm90a_bn128_cg1_tp8_bf16, "
+                                     "or its kernel's symbol (a profiler's name: <variant>_cutlass_0)")
     what = ins.add_mutually_exclusive_group()
     for flag in ("source", "ptx", "sass", "resources", "meta"):
         what.add_argument(f"--{flag}", dest="what", action="store_const", const=flag)
@@ -248,7 +249,9 @@ def _find_entry(cache, variant: Variant):
 
 
 def _cmd_inspect(args, cache) -> int:
-    variant = Variant.parse(args.variant)
+    from codegen.contract import variant_name_of
+
+    variant = Variant.parse(variant_name_of(args.variant) or args.variant)
     entry = _find_entry(cache, variant)
     if entry is None:
         _error(f"{variant.name}: not in cache {cache.root}: run {build_hint(variant)}")

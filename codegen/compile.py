@@ -156,6 +156,9 @@ def compile_source(variant: Variant, source: str, workdir: Path) -> Artifacts:
     symbol, abi = abi_from_ptx(ptx.decode(), list(contract.kernel_params(variant.arch, variant.mode, variant.schedule)))
     if symbol not in compiled.kernel_info:
         raise CompileError(f"PTX entry {symbol} is not the DSL's kernel {list(compiled.kernel_info)}")
+    if symbol != contract.kernel_symbol(variant.name):
+        raise CompileError(f"PTX entry {symbol[:80]} is not {contract.kernel_symbol(variant.name)}: the "
+                           "template must name its kernel (see codegen.contract.SYMBOL_SUFFIX)")
     check_dynamic_smem(str(compiled.ir_module), int(launch["dynamic_smem"]))
     reqntid = _reqntid(ptx.decode())
     if reqntid and reqntid[0] != launch["block"][0]:

@@ -178,6 +178,24 @@ def kernel_params(arch: str, mode: str, schedule: str = "tile") -> tuple[tuple[s
     return tuple(out)
 
 
+# ---- the kernel's symbol (PTX .entry, cubin function name: what a profiler shows) -------------
+#: Each template names its kernel ``gemm_kernel.set_name_prefix(VARIANT, keep_mangled_name=False)``
+#: (CuTe DSL 4.8.1): the DSL then emits ``<prefix>_cutlass_<n>``. Its ``cutlass`` component stays
+#: on purpose: ptxas recognises it, and without it the same kernel gets different SASS (register
+#: allocation). ``n`` is the kernel's index in its module: every module has one kernel.
+SYMBOL_SUFFIX = "_cutlass_0"
+
+
+def kernel_symbol(variant_name: str) -> str:
+    """The PTX entry / cubin symbol of a variant's kernel (the build checks it)."""
+    return variant_name + SYMBOL_SUFFIX
+
+
+def variant_name_of(symbol: str) -> str | None:
+    """The variant name a kernel symbol was made from, None if it is not such a symbol."""
+    return symbol[:-len(SYMBOL_SUFFIX)] if symbol.endswith(SYMBOL_SUFFIX) else None
+
+
 # ---- buffer geometry ---------------------------------------------------------------------------
 def m_tiles_max(max_M: int) -> int:
     """Row tiles of the workspace per parity: even, so a 2-CTA cluster never leaves it."""

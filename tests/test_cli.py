@@ -67,6 +67,7 @@ def test_build_list_inspect_and_cache_commands(capsys, fake_build, tiny_dir, mon
 
     rc, out, err = run(capsys, "inspect", AR8)
     assert rc == 0 and f"symbol    k_{AR8}" in out
+    assert run(capsys, "inspect", f"{AR8}_cutlass_0")[1] == out  # a profiler's kernel name
     assert run(capsys, "inspect", AR8, "--source")[1].startswith(f"# {AR8}\n")
     assert ".entry" in run(capsys, "inspect", AR8, "--ptx")[1]
     assert json.loads(run(capsys, "inspect", AR8, "--meta")[1])["symbol"] == f"k_{AR8}"

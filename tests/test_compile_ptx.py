@@ -143,6 +143,17 @@ def test_kernel_entry_is_the_contract(built, v):
 
 
 @pytest.mark.parametrize("v", VARIANTS, ids=lambda v: v.name)
+def test_kernel_is_named_after_its_variant(built, v):
+    """What a profiler shows: the PTX entry, the cubin's function (read from the cubin by the
+    resource report) and meta.json's symbol are all the variant's name + "_cutlass_0"."""
+    ptx, meta = built[v]
+    want = contract.kernel_symbol(v.name)
+    assert [e.name for e in ptxabi.parse_entries(ptx)] == [want]
+    assert meta["symbol"] == want and list(meta["resources"]["kernels"]) == [want]
+    assert contract.variant_name_of(want) == v.name and re.fullmatch(r"[A-Za-z_]\w*", want)
+
+
+@pytest.mark.parametrize("v", VARIANTS, ids=lambda v: v.name)
 def test_meta_abi_matches_ptx(built, v):
     ptx, meta = built[v]
     entry = re.search(r"\.entry\s+(\S+)\(([^)]*)\)", ptx, re.S)
