@@ -43,7 +43,7 @@ def make_fused_or_fallback(max_M: int, N: int, K: int, mode: str, group=None, *,
         op, reason = None, str(exc)
     else:
         reason = None
-    reason = _agree_on_reason(reason, group)
+    reason = agree_on_reason(reason, group)
     if reason is not None:
         lg.warning("fused GEMM+%s unavailable, falling back to torch.mm + NCCL: %s",
                    mode.upper(), reason)
@@ -51,9 +51,10 @@ def make_fused_or_fallback(max_M: int, N: int, K: int, mode: str, group=None, *,
     return op
 
 
-def _agree_on_reason(reason: str | None, group) -> str | None:
+def agree_on_reason(reason: str | None, group) -> str | None:
     """Every rank's fallback reason joined (None if no rank has one), so all ranks take the
-    same path; without an initialised torch.distributed (tests), this rank's own reason."""
+    same path; without an initialised torch.distributed (tests), this rank's own reason.
+    Collective over `group` (default WORLD)."""
     import torch.distributed as dist
 
     if not (dist.is_available() and dist.is_initialized()):

@@ -33,6 +33,13 @@ def multicast_unavailable_reason(mc_ptrs: list[int], device_index: int | None,
 def choose_transport(group, mode: str, requested: str | None, device_index: int | None) -> str:
     """'unicast' | 'multicast' for an rs/ar op on `group`: `requested` when given (multicast only
     where it is available, else InputError), otherwise multicast when available."""
+    return transport_choice(group, mode, requested, device_index)[0]
+
+
+def transport_choice(group, mode: str, requested: str | None,
+                     device_index: int | None) -> tuple[str, str | None]:
+    """(transport, why multicast is not used or None): :func:`choose_transport` with its reason,
+    for the one log line a serving layer writes."""
     from .errors import InputError
 
     ranks = group.local_ranks
@@ -44,5 +51,5 @@ def choose_transport(group, mode: str, requested: str | None, device_index: int 
     if requested == "multicast" and reason:
         raise InputError(f"transport = 'multicast' is unavailable: {reason}")
     if requested is not None:
-        return requested
-    return "unicast" if reason else "multicast"
+        return requested, None if requested == "multicast" else f"transport = {requested!r} requested"
+    return ("unicast", reason) if reason else ("multicast", None)

@@ -1,0 +1,294 @@
+"""A drop-in row-parallel linear layer: the fused GEMM + AR / RS kernel where it wins, else
+torch.mm + the torch.distributed collective.
+
+    ctx = TPContext(max_M=8192, N=7168, mode="ar")      # collective: every rank, same arguments
+    o_proj = RowParallelLinear(o_weight_shard, ctx)      # [7168, 3584] bf16 on this rank's GPU
+    down_proj = RowParallelLinear(down_weight_shard, ctx)  # [7168, 9216]: same ctx, same group
+    y = o_proj(x)                                        # AR: [M, N]; RS: [ceil(M/tp), N]
+
+One TPContext holds one SymmMemGroup (symmetric buffers sized by max_M and N) shared by every
+layer with that (N, mode); each distinct K gets one GemmRsAr, built and prepare()d when the
+first layer with that K is constructed (collective too: every rank constructs the same layers
+in the same order). Per call the layer takes the fused kernel when the op's `should_run` says
+so for M (the tuning table's per-M verdict, else M >= 128), 1 <= M <= max_M, and x is a 2-D
+bf16 [M, K] tensor on the weight's device; otherwise torch.mm + all_reduce / reduce_scatter
+(the traceable functional collectives). Both paths compile with torch.compile(fullgraph=True)
+(the fused one through the codegen::gemm_ar / gemm_rs custom ops) and capture in CUDA graphs.
+
+Fallback, decided once and agreed by every rank, logged once per context (and once per K or
+layer that cannot use a kernel): CODEGEN_DISABLE_FUSED set -> no group at all; the group
+cannot be built (no CUDA, peers cannot map each other) -> torch.mm + NCCL; multicast
+unavailable -> unicast (transport.py; on the project's machines always: the disable switches
+are set); multicast kernels missing from the cache -> unicast; a K without kernels, or a weight
+the kernel cannot take -> that layer uses torch.mm + NCCL.
+
+Concurrency: every fused call of a context uses the same group buffers, so two fused calls of
+one context must never be in flight at the same time on different streams (one stream per
+context, or order the streams). RS pads M to a multiple of tp with zero rows on both paths.
+"""
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import torch
+
+from codegen import contract
+from codegen import env as codegen_env
+from codegen.spec import SpecError
+
+from . import torch_ops
+from .errors import CacheMissError, InputError
+from .fallback import agree_on_reason
+from .transport import transport_choice
+from .tuning import TuningError
+
+log = logging.getLogger(__name__)
+
+FUSED, UNFUSED = "fused", "unfused"
+
+#: errors that make a K (or the whole context) use torch.mm + NCCL instead of failing
+_OP_FALLBACK_ERRORS = (CacheMissError, SpecError, InputError, TuningError)
+
+
+@dataclass(frozen=True)
+class FusedOp:
+    """The fused op of one K, registered for the custom ops, and its per-M verdict."""
+
+    op: object          # GemmRsAr (or a test stand-in)
+    handle: int         # torch_ops handle of (op, this rank)
+    runs: tuple[tuple[int, bool], ...]  # (last M, should_run) runs covering 1..max_M
+
+
+def should_run_runs(should_run: Callable[[torch.Tensor], bool], max_M: int,
+                    K: int) -> tuple[tuple[int, bool], ...]:
+    """`should_run(x)` for every M in 1..max_M, as runs (last M of the run, verdict).
+
+    Probed with meta tensors (no device work). The layer's forward walks these few runs, which
+    torch.compile traces into guards on M, where calling should_run itself (file reads, a
+    table lookup) would break the graph.
+    """
+    probe = torch.empty((max_M, K), dtype=torch.bfloat16, device="meta")
+    runs: list[tuple[int, bool]] = []
+    for M in range(1, max_M + 1):
+        v = bool(should_run(probe[:M]))
+        if runs and runs[-1][1] == v:
+            runs[-1] = (M, v)
+        else:
+            runs.append((M, v))
+    return tuple(runs)
+
+
+class TPContext:
+    """One tensor-parallel group for every RowParallelLinear with this (N, mode).
+
+    Args:
+        max_M: largest M a fused call may have (sizes the symmetric buffers); larger calls
+            take the unfused path.
+        N: output features (every layer's weight shard is [N, K_shard]).
+        mode: 'ar' (every rank gets the sum) | 'rs' (each rank its ceil(M/tp) rows of it).
+        process_group: the TP group (default WORLD); torch.distributed must be initialised.
+        sm_margin, backend: passed to SymmMemGroup; min_m, timeout_ms, cache_dir, manifest:
+            passed to every GemmRsAr (min_m overrides should_run's threshold).
+        logger: where the one-time path lines go (default this module's logger).
+        group_factory, op_factory: replace SymmMemGroup / GemmRsAr (tests).
+
+    Collective: every rank of the group constructs it with the same arguments. Attributes:
+    `fused_available` (a group exists), `fallback_reason` (why not, or None), `transport`,
+    `tp`, `rank`, `group`.
+    """
+
+    def __init__(self, max_M: int, N: int, mode: str, process_group=None, *, sm_margin: int = 0,
+                 backend: str | None = None, min_m: int | None = None,
+                 timeout_ms: int | None = None, cache_dir=None, manifest=None,
+                 logger: logging.Logger | None = None,
+                 group_factory: Callable | None = None, op_factory: Callable | None = None):
+        import torch.distributed as dist
+
+        if mode not in contract.COLLECTIVE_MODES:
+            raise InputError(f"mode = {mode!r} must be one of {contract.COLLECTIVE_MODES} (a "
+                             f"row-parallel layer reduces over the ranks)")
+        for name, v in (("max_M", max_M), ("N", N)):
+            if not isinstance(v, int) or isinstance(v, bool) or v < 1:
+                raise InputError(f"{name} = {v!r} must be an int >= 1")
+        if not (dist.is_available() and dist.is_initialized()):
+            raise RuntimeError("TPContext needs torch.distributed initialised (e.g. "
+                               "dist.init_process_group('nccl') under torchrun, one process per "
+                               "GPU, the device set): both paths reduce over the process group")
+        self.max_M, self.N, self.mode = max_M, N, mode
+        self.process_group = process_group if process_group is not None else dist.group.WORLD
+        self.group_name: str = self.process_group.group_name
+        self.tp = dist.get_world_size(self.process_group)
+        self.rank = dist.get_rank(self.process_group)
+        self._op_kwargs = {k: v for k, v in (("min_m", min_m), ("timeout_ms", timeout_ms),
+                                             ("cache_dir", cache_dir), ("manifest", manifest))
+                           if v is not None}
+        self._log = logger or log
+        self._logged: set[str] = set()
+        self._op_factory = op_factory
+        self._ops: dict[int, tuple[FusedOp | None, str | None]] = {}
+        self.group = None
+        self.transport: str | None = None
+        self.fallback_reason: str | None = None
+        what = f"GEMM+{mode.upper()} (tp={self.tp}, N={N}, max_M={max_M})"
+        settings = codegen_env.load()
+        if settings.disable_fused:
+            self.fallback_reason = "disabled by CODEGEN_DISABLE_FUSED"
+            self.log_once(logging.WARNING, f"fused {what} {self.fallback_reason}: every layer of "
+                          f"this context uses torch.mm + the torch.distributed collective")
+            return
+        self.group, self.fallback_reason = self._build_group(group_factory, sm_margin, backend)
+        if self.group is None:
+            self.log_once(logging.WARNING, f"fused {what} unavailable, every layer of this "
+                          f"context falls back to torch.mm + NCCL: {self.fallback_reason}")
+            return
+        self.transport, why = transport_choice(self.group, mode, None, self.group.device.index)
+        self.log_once(logging.INFO, f"fused {what} over {type(self.group).__name__}, transport "
+                      f"{self.transport}" + (f" (multicast not used: {why})" if why else ""))
+
+    @property
+    def fused_available(self) -> bool:
+        return self.group is not None
+
+    # ---- collective helpers ---------------------------------------------------------------
+    def agree(self, reason: str | None) -> str | None:
+        """Every rank's reason joined, or None when no rank has one (collective)."""
+        return agree_on_reason(reason, self.process_group)
+
+    def log_once(self, level: int, message: str) -> None:
+        if message not in self._logged:
+            self._logged.add(message)
+            self._log.log(level, message)
+
+    def _build_group(self, factory, sm_margin: int, backend):
+        from .symm_group import SymmetricMemoryUnavailable, SymmMemGroup
+
+        try:
+            group = (factory or SymmMemGroup)(self.max_M, self.N, self.mode, self.process_group,
+                                              sm_margin=sm_margin, backend=backend)
+            reason = None
+        except (SymmetricMemoryUnavailable, SpecError) as exc:
+            group, reason = None, str(exc)
+        reason = self.agree(reason)
+        return (group, None) if reason is None else (None, reason)
+
+    # ---- one op per K ---------------------------------------------------------------------
+    def fused_op(self, K: int) -> tuple[FusedOp | None, str | None]:
+        """(the fused op of K, None) or (None, why not); built, prepare()d and registered the
+        first time K is asked for (collective then: every rank asks for the same Ks in the
+        same order)."""
+        if K not in self._ops:
+            self._ops[K] = self._build_op(K) if self.group is not None else (None, self.fallback_reason)
+        return self._ops[K]
+
+    def _build_op(self, K: int) -> tuple[FusedOp | None, str | None]:
+        from .op import GemmRsAr
+
+        factory = self._op_factory or GemmRsAr
+        reason = prev = None
+        for transport in [self.transport] + (["unicast"] if self.transport == "multicast" else []):
+            try:
+                op = factory(self.max_M, self.N, K, self.mode, self.group, transport=transport,
+                             **self._op_kwargs)
+                op.prepare()  # every kernel it may need, now (not inside a graph capture)
+                mine = None
+            except _OP_FALLBACK_ERRORS as exc:
+                op, mine = None, f"{type(exc).__name__}: {exc}"
+            reason = self.agree(mine)
+            if reason is None:
+                if transport != self.transport:
+                    self.log_once(logging.WARNING, f"multicast kernels unavailable ({prev}); "
+                                  f"using the unicast transport")
+                    self.transport = transport
+                runs = should_run_runs(op.should_run, self.max_M, K)
+                return FusedOp(op, torch_ops.register(op), runs), None
+            prev = reason
+        self.log_once(logging.WARNING, f"fused GEMM+{self.mode.upper()} unavailable for K={K}, "
+                      f"layers with this K use torch.mm + NCCL: {reason}")
+        return None, reason
+
+    def release(self) -> None:
+        """Unregister this context's ops from the custom-op registry (after its last call)."""
+        for fused, _ in self._ops.values():
+            if fused is not None:
+                torch_ops.unregister(fused.handle)
+        self._ops.clear()
+
+
+class RowParallelLinear(torch.nn.Module):
+    """y = sum over ranks of x_r @ W_r^T: all-reduced ('ar', [M, N]) or this rank's rows of it
+    ('rs', [ceil(M/tp), N], zero rows past M). No bias; inference only (no autograd).
+
+    `weight`: this rank's shard [N, K] (bf16, contiguous, on this rank's GPU for the fused
+    path). Construction is collective (see TPContext). `last_path` is 'fused' or 'unfused'
+    after a call; `fallback_reason` says why this layer never takes the fused path (or None).
+    """
+
+    def __init__(self, weight: torch.Tensor, ctx: TPContext):
+        super().__init__()
+        if not isinstance(weight, torch.Tensor) or weight.dim() != 2 or weight.shape[0] != ctx.N:
+            shape = tuple(weight.shape) if isinstance(weight, torch.Tensor) else type(weight).__name__
+            raise InputError(f"weight must be this rank's shard [N={ctx.N}, K], got {shape}")
+        self.weight = torch.nn.Parameter(weight, requires_grad=False)
+        self.N, self.K = int(weight.shape[0]), int(weight.shape[1])
+        self.mode, self.tp, self._group_name = ctx.mode, ctx.tp, ctx.group_name
+        fused, reason = ctx.fused_op(self.K)
+        if fused is not None:
+            mine = None if fused.op.can_run(weight) else (
+                f"weight {tuple(weight.shape)} {weight.dtype} on {weight.device} "
+                f"(contiguous: {weight.is_contiguous()}) does not fit the fused op (bf16, "
+                f"row-major, 16-byte aligned, on the group's device)")
+            reason = ctx.agree(mine)
+            if reason is not None:
+                ctx.log_once(logging.WARNING, f"RowParallelLinear [N={self.N}, K={self.K}] uses "
+                             f"torch.mm + NCCL: {reason}")
+                fused = None
+        self.fallback_reason = reason
+        self._handle = fused.handle if fused is not None else None
+        self._runs = fused.runs if fused is not None else ()
+        self.last_path: str | None = None
+
+    def extra_repr(self) -> str:
+        return (f"N={self.N}, K={self.K}, mode={self.mode!r}, tp={self.tp}, "
+                f"fused={'yes' if self._handle is not None else 'no: ' + str(self.fallback_reason)}")
+
+    def takes_fused(self, x: torch.Tensor) -> bool:
+        """Whether a call on `x` uses the fused kernel (traceable: no file or device access)."""
+        if self._handle is None or x.dim() != 2 or x.dtype != torch.bfloat16:
+            return False
+        if x.shape[1] != self.K or x.device != self.weight.device:
+            return False
+        M = x.shape[0]
+        if M < 1:
+            return False
+        for last, verdict in self._runs:
+            if M <= last:
+                return verdict
+        return False  # M > max_M
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if self.takes_fused(x):
+            self.last_path = FUSED
+            if torch.compiler.is_compiling():
+                return torch_ops.CUSTOM_OPS[self.mode](x, self.weight, self._handle)
+            return torch_ops.run(self._handle, x, self.weight, self.mode)  # no dispatcher cost
+        self.last_path = UNFUSED
+        return unfused(x, self.weight, self.mode, self.tp, self._group_name)
+
+
+_c10d = torch.ops._c10d_functional  # the traceable functional collectives' ops (tests replace it)
+
+
+def unfused(x: torch.Tensor, weight: torch.Tensor, mode: str, tp: int,
+            group_name: str) -> torch.Tensor:
+    """torch.mm + all_reduce ('ar') or + reduce_scatter over M padded with zero rows to a
+    multiple of tp ('rs': [ceil(M/tp), N], the fused op's shape and padding)."""
+    y = torch.mm(x, weight.t())
+    if mode == "ar":
+        return _c10d.wait_tensor(_c10d.all_reduce(y, "sum", group_name))
+    M = x.shape[0]
+    pad = contract.chunk(M, tp) * tp - M
+    if pad:
+        y = torch.nn.functional.pad(y, (0, 0, 0, pad))
+    return _c10d.wait_tensor(_c10d.reduce_scatter_tensor(y, "sum", tp, group_name))

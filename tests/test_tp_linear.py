@@ -1,0 +1,341 @@
+"""RowParallelLinear / TPContext on CPU: per-M dispatch, the CODEGEN_DISABLE_FUSED switch, the
+fallback chain and its single log line, the unfused RS padding, torch.compile(fullgraph) with
+aot_eager; over a one-process gloo group with a stand-in group and op, and over two gloo
+processes for the real unfused collectives."""
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+import torch
+import torch.distributed as dist
+
+from codegen.runtime import CacheMissError, torch_ops
+from codegen.runtime import tp_linear
+from codegen.runtime.symm_group import SymmetricMemoryUnavailable
+from codegen.runtime.tp_linear import RowParallelLinear, TPContext, should_run_runs
+from standin_op import StandInOp
+
+N, MAX_M = 256, 300
+LOGGER = "codegen.runtime.tp_linear"
+
+
+@pytest.fixture
+def gloo():
+    """A one-process gloo group (WORLD), destroyed afterwards."""
+    dist.init_process_group("gloo", rank=0, world_size=1, store=dist.HashStore())
+    try:
+        yield dist.group.WORLD
+    finally:
+        dist.destroy_process_group()
+
+
+@pytest.fixture(autouse=True)
+def _fused_enabled(monkeypatch):
+    monkeypatch.delenv("CODEGEN_DISABLE_FUSED", raising=False)
+
+
+class FakeGroup:
+    """The Group parts TPContext reads: one local rank on the caller's stream."""
+
+    def __init__(self, max_M, N, mode, process_group=None, *, multicast_ptr=0, **kw):
+        self.max_M, self.N, self.mode = max_M, N, mode
+        self.tp = dist.get_world_size(process_group)
+        self.device = torch.device("cpu")
+        self.local_ranks = (dist.get_rank(process_group),)
+        self._buf = SimpleNamespace(multicast_ptr=multicast_ptr)
+
+    def stream(self, rank):
+        return None
+
+    def workspace(self, rank):
+        return self._buf
+
+    ar_buffer = landing = workspace
+
+
+def standin_factory(built=None, fail=None):
+    """An op_factory making StandInOps; `fail(K, transport)` may return an exception to raise."""
+    def factory(max_M, N, K, mode, group, *, transport, min_m=128, **kw):
+        if fail is not None and (exc := fail(K, transport)) is not None:
+            raise exc
+        op = StandInOp(max_M, N, K, mode, tp=group.tp, rank=group.local_ranks[0], min_m=min_m,
+                       transport=transport)
+        if built is not None:
+            built.append(op)
+        return op
+    return factory
+
+
+def make_ctx(mode="ar", **kw):
+    kw.setdefault("group_factory", FakeGroup)
+    kw.setdefault("op_factory", standin_factory())
+    return TPContext(MAX_M, N, mode, **kw)
+
+
+def bf16(*shape, seed=0):
+    g = torch.Generator().manual_seed(seed)
+    return (torch.randn(*shape, generator=g) * 0.1).to(torch.bfloat16)
+
+
+def warnings_of(caplog):
+    return [r for r in caplog.records if r.name == LOGGER and r.levelno >= logging.WARNING]
+
+
+# ---- per-M dispatch ------------------------------------------------------------------------
+def test_runs_reproduce_should_run_for_every_m():
+    def should_run(x):  # fused at decode, unfused in between, fused from 128
+        M = x.shape[0]
+        return M <= 16 or 128 <= M <= 200
+    runs = should_run_runs(should_run, MAX_M, 64)
+    assert runs == ((16, True), (127, False), (200, True), (MAX_M, False))
+
+
+@pytest.mark.parametrize("mode", ["ar", "rs"])
+def test_path_per_m_follows_should_run(gloo, mode):
+    built = []
+    ctx = make_ctx(mode, op_factory=standin_factory(built))
+    layer = RowParallelLinear(bf16(N, 64), ctx)
+    assert ctx.fused_available and layer.fallback_reason is None and len(built) == 1
+    for M, path in [(1, "unfused"), (127, "unfused"), (128, "fused"), (MAX_M, "fused"),
+                    (MAX_M + 1, "unfused")]:
+        x = bf16(M, 64, seed=M)
+        y = layer(x)
+        assert layer.last_path == path, M
+        assert tuple(y.shape) == built[0].out_shape(M)
+        ref = (x.float() @ layer.weight.float().t())
+        torch.testing.assert_close(y.float(), ref, rtol=2e-2, atol=2e-2)
+    assert built[0].calls == [128, MAX_M]
+
+
+def test_inputs_the_kernel_cannot_take_go_unfused(gloo):
+    layer = RowParallelLinear(bf16(N, 64), make_ctx())
+    assert not layer.takes_fused(bf16(200, 64).float())     # not bf16
+    assert not layer.takes_fused(bf16(200, 128))            # another K
+    assert not layer.takes_fused(bf16(4, 200, 64))          # not 2-D
+    assert not layer.takes_fused(bf16(0, 64))               # M = 0
+    assert layer.takes_fused(bf16(200, 64))
+    strided = bf16(200, 128)[:, :64]                        # taken: the custom op copies it
+    assert layer.takes_fused(strided)
+    torch.testing.assert_close(layer(strided).float(), strided.float() @ layer.weight.float().t(),
+                               rtol=2e-2, atol=2e-2)
+
+
+def test_layers_with_the_same_k_share_one_op(gloo):
+    built = []
+    ctx = make_ctx(op_factory=standin_factory(built))
+    a, b = RowParallelLinear(bf16(N, 64), ctx), RowParallelLinear(bf16(N, 64, seed=1), ctx)
+    c = RowParallelLinear(bf16(N, 128), ctx)
+    assert [op.K for op in built] == [64, 128] and all(op.prepared for op in built)
+    assert a._handle == b._handle != c._handle
+    ctx.release()
+    with pytest.raises(Exception, match="not registered"):
+        torch_ops.lookup(a._handle)
+
+
+# ---- the disable switch and the fallback chain ------------------------------------------------
+def test_disable_switch_builds_nothing_and_logs_once(gloo, monkeypatch, caplog):
+    monkeypatch.setenv("CODEGEN_DISABLE_FUSED", "1")
+
+    def never(*a, **k):
+        raise AssertionError("a group was built although CODEGEN_DISABLE_FUSED is set")
+
+    with caplog.at_level(logging.INFO, logger=LOGGER):
+        ctx = make_ctx(group_factory=never, op_factory=never)
+        layers = [RowParallelLinear(bf16(N, k), ctx) for k in (64, 128, 64)]
+        for layer in layers:
+            for M in (1, 200):
+                layer(bf16(M, layer.K))
+                assert layer.last_path == "unfused"
+    assert not ctx.fused_available and "CODEGEN_DISABLE_FUSED" in ctx.fallback_reason
+    lines = warnings_of(caplog)
+    assert len(lines) == 1 and "CODEGEN_DISABLE_FUSED" in lines[0].getMessage()
+
+
+def test_group_failure_falls_back_with_one_line(gloo, caplog):
+    def no_p2p(*a, **k):
+        raise SymmetricMemoryUnavailable("peers cannot map each other: rank 1: no P2P")
+
+    with caplog.at_level(logging.INFO, logger=LOGGER):
+        ctx = make_ctx("rs", group_factory=no_p2p)
+        layers = [RowParallelLinear(bf16(N, 64), ctx), RowParallelLinear(bf16(N, 128), ctx)]
+        for layer in layers:
+            y = layer(bf16(200, layer.K))
+            assert layer.last_path == "unfused" and tuple(y.shape) == (200, N)
+    assert not ctx.fused_available and "no P2P" in ctx.fallback_reason
+    lines = warnings_of(caplog)
+    assert len(lines) == 1 and "falls back to torch.mm + NCCL" in lines[0].getMessage()
+    assert "no P2P" in lines[0].getMessage()
+
+
+def test_transport_line_says_why_multicast_is_not_used(gloo, monkeypatch, caplog):
+    monkeypatch.setenv("TORCH_SYMM_MEM_DISABLE_MULTICAST", "1")
+
+    def group_with_mc(*a, **k):
+        return FakeGroup(*a, multicast_ptr=0x1000, **k)
+
+    with caplog.at_level(logging.INFO, logger=LOGGER):
+        ctx = make_ctx(group_factory=group_with_mc)
+        RowParallelLinear(bf16(N, 64), ctx)
+    assert ctx.transport == "unicast"
+    info = [r.getMessage() for r in caplog.records if r.name == LOGGER]
+    assert len(info) == 1
+    assert "transport unicast (multicast not used: disabled by TORCH_SYMM_MEM_DISABLE_MULTICAST=1)" \
+        in info[0]
+
+
+def test_missing_multicast_kernels_fall_back_to_unicast_once(gloo, monkeypatch, caplog):
+    monkeypatch.setattr(tp_linear, "transport_choice", lambda *a: ("multicast", None))
+    tried = []
+
+    def fail(K, transport):
+        tried.append((K, transport))
+        if transport == "multicast":
+            return CacheMissError("gemm_ar_multicast_sm90a_bn128_cg1_tp2_bf16", "codegen build ...")
+        return None
+
+    with caplog.at_level(logging.INFO, logger=LOGGER):
+        ctx = make_ctx(op_factory=standin_factory(fail=fail))
+        a = RowParallelLinear(bf16(N, 64), ctx)
+        b = RowParallelLinear(bf16(N, 128), ctx)
+    assert tried == [(64, "multicast"), (64, "unicast"), (128, "unicast")]
+    assert ctx.transport == "unicast" and a._handle is not None and b._handle is not None
+    lines = warnings_of(caplog)
+    assert len(lines) == 1 and "using the unicast transport" in lines[0].getMessage()
+
+
+def test_a_k_without_kernels_goes_unfused_with_one_line(gloo, caplog):
+    def fail(K, transport):
+        if K == 128:
+            return CacheMissError("gemm_ar_unicast_sm90a_bn128_cg1_tp1_bf16", "codegen build --tp 2")
+        return None
+
+    with caplog.at_level(logging.INFO, logger=LOGGER):
+        ctx = make_ctx(op_factory=standin_factory(fail=fail))
+        ok = RowParallelLinear(bf16(N, 64), ctx)
+        missing = [RowParallelLinear(bf16(N, 128), ctx) for _ in range(2)]
+    assert ctx.fused_available and ok.fallback_reason is None
+    ok(bf16(200, 64))
+    assert ok.last_path == "fused"
+    for layer in missing:
+        assert "codegen build --tp 2" in layer.fallback_reason
+        layer(bf16(200, 128))
+        assert layer.last_path == "unfused"
+    lines = warnings_of(caplog)
+    assert len(lines) == 1 and "K=128" in lines[0].getMessage()
+
+
+def test_a_weight_the_kernel_cannot_take_goes_unfused(gloo, caplog):
+    with caplog.at_level(logging.INFO, logger=LOGGER):
+        ctx = make_ctx()
+        layer = RowParallelLinear(bf16(N, 64).half(), ctx)
+    assert "does not fit the fused op" in layer.fallback_reason
+    assert len(warnings_of(caplog)) == 1
+    layer(bf16(200, 64).half())
+    assert layer.last_path == "unfused"
+
+
+def test_bad_arguments_say_what_to_pass(gloo):
+    with pytest.raises(ValueError, match="mode = 'none' must be one of"):
+        TPContext(MAX_M, N, "none")
+    with pytest.raises(ValueError, match="weight must be this rank's shard"):
+        RowParallelLinear(bf16(N + 128, 64), make_ctx())
+
+
+def test_context_needs_torch_distributed():
+    assert not dist.is_initialized()
+    with pytest.raises(RuntimeError, match="needs torch.distributed initialised"):
+        TPContext(MAX_M, N, "ar")
+
+
+# ---- the unfused RS: fused RS's shape and padding ---------------------------------------------
+@pytest.mark.parametrize("tp,M", [(2, 1), (2, 16), (2, 17), (4, 5), (8, 1000)])
+def test_unfused_rs_pads_rows_to_a_multiple_of_tp(monkeypatch, tp, M):
+    seen = {}
+
+    def reduce_scatter_tensor(t, op, group_size, name):
+        seen["input"] = t
+        assert (op, group_size, name) == ("sum", tp, "g")
+        return t[: t.shape[0] // group_size]  # rank 0's rows
+
+    monkeypatch.setattr(tp_linear, "_c10d", SimpleNamespace(
+        reduce_scatter_tensor=reduce_scatter_tensor, wait_tensor=lambda t: t))
+    x, w = bf16(M, 64), bf16(N, 64)
+    y = tp_linear.unfused(x, w, "rs", tp, "g")
+    c = -(-M // tp)
+    assert tuple(y.shape) == (c, N) == StandInOp(MAX_M, N, 64, "rs", tp=tp).out_shape(M)
+    padded = seen["input"]
+    assert tuple(padded.shape) == (c * tp, N)
+    assert torch.equal(padded[:M], x @ w.t()) and not padded[M:].any()
+
+
+# ---- torch.compile ----------------------------------------------------------------------------
+class TwoLayers(torch.nn.Module):
+    """An attention o_proj and an MLP down_proj (different K) on one context."""
+
+    def __init__(self, ctx, k_o=64, k_down=192):
+        super().__init__()
+        self.o_proj = RowParallelLinear(bf16(N, k_o, seed=1), ctx)
+        self.down_proj = RowParallelLinear(bf16(N, k_down, seed=2), ctx)
+
+    def forward(self, x_o, x_down):
+        return self.o_proj(x_o) + self.down_proj(torch.relu(x_down))
+
+
+@pytest.mark.parametrize("mode", ["ar", "rs"])
+def test_compile_fullgraph_both_paths(gloo, mode):
+    torch._dynamo.reset()
+    model = TwoLayers(make_ctx(mode))
+    compiled = torch.compile(model, fullgraph=True, backend="aot_eager")
+    for M in (16, 200, 17, 128, 127, MAX_M + 5):
+        x_o, x_down = bf16(M, 64, seed=M), bf16(M, 192, seed=M + 1)
+        got = compiled(x_o, x_down)
+        path = model.o_proj.last_path
+        want = model(x_o, x_down)
+        assert model.o_proj.last_path == path, f"M={M}: compiled took {path}"
+        torch.testing.assert_close(got, want, rtol=0, atol=0)
+        assert path == ("fused" if 128 <= M <= MAX_M else "unfused"), M
+
+
+# ---- two gloo processes: the real unfused collectives -----------------------------------------
+def _two_rank_worker(rank: int, port: int, result_dir: str) -> None:
+    sys.path.insert(0, str(Path(__file__).parent))
+    os.environ["CODEGEN_DISABLE_FUSED"] = "1"
+    dist.init_process_group("gloo", rank=rank, world_size=2, init_method=f"tcp://127.0.0.1:{port}")
+    try:
+        for mode in ("ar", "rs"):
+            model = TwoLayers(TPContext(MAX_M, N, mode))
+            model.o_proj.weight.data = bf16(N, 64, seed=10 + rank)
+            compiled = torch.compile(model.o_proj, fullgraph=True, backend="aot_eager")
+            for M in (1, 5, 16):
+                xs = [bf16(M, 64, seed=100 * M + r) for r in range(2)]
+                ws = [bf16(N, 64, seed=10 + r) for r in range(2)]
+                ref = sum(x.float() @ w.float().t() for x, w in zip(xs, ws))
+                if mode == "rs":
+                    c = -(-M // 2)
+                    ref = torch.cat([ref, ref.new_zeros(2 * c - M, N)])[rank * c:(rank + 1) * c]
+                for fn in (model.o_proj, compiled):
+                    y = fn(xs[rank])
+                    assert tuple(y.shape) == tuple(ref.shape), (mode, M, y.shape)
+                    torch.testing.assert_close(y.float(), ref, rtol=2e-2, atol=2e-2)
+        Path(result_dir, f"ok{rank}").write_text("ok")
+    finally:
+        dist.destroy_process_group()
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_unfused_collectives_over_two_gloo_ranks(tmp_path):
+    import torch.multiprocessing as mp
+
+    mp.spawn(_two_rank_worker, args=(_free_port(), str(tmp_path)), nprocs=2, join=True)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ok0", "ok1"]
