@@ -6,7 +6,8 @@
 
 Per mode (ar, rs) and M, on every rank at once (a barrier before each measurement):
 - host us/call: wall time of `--calls` eager calls in a row, without a sync inside the loop
-  (the launch queue never fills at these counts), median over `--reps`. Fused: `op(rank, x, w)`
+  (the launch queue never fills at these counts), median over `--reps`, of the slowest rank
+  (every per-rank figure below is the slowest rank's). Fused: `op(rank, x, w)`
   with a fresh output each call, as a serving loop calls it; unfused: `torch.mm` into a fresh
   tensor + `dist.all_reduce` (AR) / `dist.reduce_scatter_tensor` (RS).
 - eager us/call: CUDA events around the same loop (device time per call while the host issues
@@ -52,12 +53,20 @@ class HostBench:
     def __init__(self, torch, dist, device, args):
         self.torch, self.dist, self.device, self.a = torch, dist, device, args
         self.rank, self.tp = dist.get_rank(), dist.get_world_size()
+        self._profiler_warm = False
 
     def barrier(self):
         self.torch.cuda.synchronize(self.device)
         self.dist.barrier()
 
+    def slowest(self, value: float) -> float:
+        """The largest of every rank's `value` (a collective step waits for the slowest)."""
+        t = self.torch.tensor([value], dtype=self.torch.float64, device=self.device)
+        self.dist.all_reduce(t, op=self.dist.ReduceOp.MAX)
+        return float(t.item())
+
     def host_us(self, fn) -> float:
+        """Median host us per call of the slowest rank."""
         times = []
         for _ in range(self.a.reps):
             self.barrier()
@@ -66,7 +75,7 @@ class HostBench:
                 fn()
             times.append((time.perf_counter() - t0) * 1e6 / self.a.calls)
         self.barrier()
-        return statistics.median(times)
+        return self.slowest(statistics.median(times))
 
     def eager_us(self, fn) -> float:
         torch = self.torch
@@ -86,8 +95,12 @@ class HostBench:
     def kernel_us_in_loop(self, fn, symbol: str) -> float | None:
         from torch.profiler import ProfilerActivity, profile
 
-        self.barrier()
+        if not self._profiler_warm:  # the first session initialises CUPTI for ~100 ms, at a
+            with profile(activities=[ProfilerActivity.CUDA]):  # different time on each rank
+                self.torch.cuda.synchronize(self.device)
+            self._profiler_warm = True
         with profile(activities=[ProfilerActivity.CUDA]) as prof:
+            self.barrier()  # inside the session: both ranks start the loop together
             for _ in range(self.a.calls):
                 fn()
             self.torch.cuda.synchronize(self.device)
@@ -99,7 +112,7 @@ class HostBench:
                     t = evt.cuda_time_total
                 total, count = total + t, count + evt.count
         self.barrier()
-        return total / count if count else None
+        return self.slowest(total / count) if count else None
 
     def parts_us(self, op, M: int, x, w) -> dict:
         """Host cost of the pieces of one fused call (us, median of --reps x --calls)."""
@@ -170,15 +183,16 @@ class HostBench:
         row["fused_host_us"] = self.host_us(fused)
         row["unfused_host_us"] = self.host_us(unfused)
         row["host_ratio"] = row["fused_host_us"] / row["unfused_host_us"]
-        row["fused_eager_us"] = self.eager_us(fused)
-        row["unfused_eager_us"] = self.eager_us(unfused)
+        row["fused_eager_us"] = self.slowest(self.eager_us(fused))
+        row["unfused_eager_us"] = self.slowest(self.eager_us(unfused))
         row["fused_kernel_eager_us"] = self.kernel_us_in_loop(fused, symbol)
         self.barrier()
-        row["fused_graph_us"] = graph_time_us(fused, iters=20, replays=10)
+        row["fused_graph_us"] = self.slowest(graph_time_us(fused, iters=20, replays=10))
         self.barrier()
-        row["unfused_graph_us"] = graph_time_us(unfused, iters=20, replays=10)
+        row["unfused_graph_us"] = self.slowest(graph_time_us(unfused, iters=20, replays=10))
         op.synchronize()
-        row["fused_parts_us"] = self.parts_us(op, M, x, w)
+        row["fused_parts_us"] = {k: self.slowest(v) for k, v in self.parts_us(op, M, x, w).items()}
+        row["raw_launch"] = op._plan(self.rank, x, w, op(self.rank, x, w), M).uses_raw_launch
         return row
 
 

@@ -21,6 +21,7 @@ from .driver import check, cuda, ensure_context
 from .kernel import LoadedKernel
 from .launch_plan import CallTensors, Descriptors, tma_geometry, tma_operands
 from .params import PackedParams, pack_params
+from .raw_launch import launch_function, raw_config
 
 #: Stream configs kept per plan (a plan normally sees one or two streams).
 _CONFIGS_MAX = 16
@@ -70,7 +71,8 @@ class CallPlan:
                 self._packed.base + self._packed.offset_of("out_ptr"))
         self._last = {"x": tensors.x.data_ptr(), "weight": tensors.weight.data_ptr(),
                       "out": tensors.out.data_ptr()}
-        self._configs: dict[int, object] = {}
+        self._configs: dict[int, tuple] = {}   # stream -> (cuda-python config, C twin or None)
+        self._func = None                       # (CUfunction, its handle as int)
         self._lock = threading.Lock()
 
     def bind(self, x_ptr: int, weight_ptr: int, out_ptr: int) -> None:
@@ -89,13 +91,27 @@ class CallPlan:
             self._out_cell.value = ptrs["out"]
         self._last = ptrs
 
-    def _config(self, stream_handle: int):
-        cfg = self._configs.get(stream_handle)
-        if cfg is None:
+    def _config(self, stream_handle: int) -> tuple:
+        """(cuda-python config, its C twin or None) of a launch on `stream_handle`."""
+        cfgs = self._configs.get(stream_handle)
+        if cfgs is None:
             if len(self._configs) >= _CONFIGS_MAX:
                 self._configs.clear()
-            cfg = self._configs[stream_handle] = self.kern.launch_config(self.grid, stream_handle)
-        return cfg
+            cfg = self.kern.launch_config(self.grid, stream_handle)
+            raw = raw_config(cfg) if launch_function() is not None else None
+            cfgs = self._configs[stream_handle] = (cfg, raw)
+        return cfgs
+
+    @property
+    def uses_raw_launch(self) -> bool:
+        """Whether launches go straight to the driver entry point (see raw_launch.py)."""
+        return any(raw is not None for _, raw in self._configs.values())
+
+    def _driver_launch(self, cfg, raw, func) -> int:
+        if raw is not None:
+            return int(launch_function()(raw.address, func[1], self._packed.address, None))
+        err, = cuda.cuLaunchKernelEx(cfg, func[0], self._packed.address, 0)
+        return err
 
     def launch(self, x_ptr: int, weight_ptr: int, out_ptr: int, stream_handle: int) -> None:
         """Patch the call's pointers in and launch on `stream_handle` (a cudaStream_t as int).
@@ -103,16 +119,18 @@ class CallPlan:
         The driver copies the parameters during the call (also under graph capture), so the
         next call may patch the same buffer at once.
         """
-        func = self.kern.function
-        cfg = self._config(stream_handle)
+        if self._func is None:
+            f = self.kern.function
+            self._func = (f, int(f))
+        cfg, raw = self._config(stream_handle)
         with self._lock:
             self._patch({"x": x_ptr, "weight": weight_ptr, "out": out_ptr})
-            err, = cuda.cuLaunchKernelEx(cfg, func, self._packed.address, 0)
+            err = self._driver_launch(cfg, raw, self._func)
             if err == _INVALID_CONTEXT:
                 # a thread that never made torch's context current (e.g. a new serving thread)
                 ensure_context(self.kern.device_index)
-                err, = cuda.cuLaunchKernelEx(cfg, func, self._packed.address, 0)
-        check("cuLaunchKernelEx", err)
+                err = self._driver_launch(cfg, raw, self._func)
+        check("cuLaunchKernelEx", cuda.CUresult(err))
 
     def packed_bytes(self) -> bytes:
         """The parameter bytes the next launch passes (tests and debugging)."""

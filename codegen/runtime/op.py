@@ -25,7 +25,7 @@ from .launch_plan import CallTensors, Descriptors, kernel_arguments
 from .op_args import check_op_args
 from .transport import choose_transport
 from .tuning import find_table
-from .validate import check_m, check_matrix, check_no_overlap, check_out, check_rank
+from .validate import check_m, check_matrix, check_no_overlap, check_out, check_rank, matrix_ok
 
 #: should_run()'s threshold on M when neither `min_m` nor a tuning table says otherwise.
 DEFAULT_MIN_M = 128
@@ -353,11 +353,15 @@ class GemmRsAr:
 
     def _validate(self, rank, x, weight) -> int:
         dev = self._device()
-        check_matrix("x", x, dev, None, self.K)
-        check_matrix("weight", weight, dev, self.N, self.K)
-        check_m(x.shape[0], self.max_M)
-        check_rank(rank, self.local_ranks, self.tp)
-        return x.shape[0]
+        if not (matrix_ok(x, dev, None, self.K) and matrix_ok(weight, dev, self.N, self.K)):
+            check_matrix("x", x, dev, None, self.K)    # raises, naming what is wrong
+            check_matrix("weight", weight, dev, self.N, self.K)
+        M = x.shape[0]
+        if not 1 <= M <= self.max_M:
+            check_m(M, self.max_M)
+        if rank not in self.local_ranks or type(rank) is not int:
+            check_rank(rank, self.local_ranks, self.tp)
+        return M
 
     def _params(self, rank: int, x, weight, out, M: int, kern: LoadedKernel) -> dict:
         """Exactly the kernel's contract parameters, by name (launch_plan.kernel_arguments)."""

@@ -43,6 +43,18 @@ def check_matrix(name: str, t, device: torch.device, rows: int | None, K: int) -
                          f"(TMA); pass a fresh or .clone()d tensor")
 
 
+def matrix_ok(t, device: torch.device, rows: int | None, K: int) -> bool:
+    """True exactly when :func:`check_matrix` would pass, for `K` a multiple of BK (the op's K
+    always is): the per-call fast path; on False, call check_matrix for the error."""
+    if not isinstance(t, torch.Tensor) or t.dtype is not torch.bfloat16 or t.device != device:
+        return False
+    shape = t.shape
+    if len(shape) != 2 or shape[1] != K or (rows is not None and shape[0] != rows):
+        return False
+    stride = t.stride()
+    return stride[1] == 1 and (shape[0] <= 1 or stride[0] == K) and t.data_ptr() % 16 == 0
+
+
 def check_rank(rank, local_ranks: tuple[int, ...], tp: int) -> None:
     if not isinstance(rank, int) or isinstance(rank, bool) or not 0 <= rank < tp:
         raise InputError(f"rank = {rank!r} must be an int in [0, {tp})")
