@@ -116,7 +116,7 @@ class HostBench:
 
     def parts_us(self, op, M: int, x, w) -> dict:
         """Host cost of the pieces of one fused call (us, median of --reps x --calls)."""
-        from codegen.runtime.op import _current_stream_handle
+        from codegen.runtime.call_plan import current_stream_handle
         from codegen.runtime.tma import encode_bf16_2d
 
         out = op(self.rank, x, w)
@@ -140,14 +140,14 @@ class HostBench:
             "check_errors": timed(op.check_errors),
             "alloc_out": timed(lambda: self.torch.empty(op.out_shape(M), dtype=x.dtype,
                                                         device=self.device)),
-            "stream_handle": timed(lambda: _current_stream_handle(idx)),
+            "stream_handle": timed(lambda: current_stream_handle(idx)),
             "tma_encode": timed(lambda: encode_bf16_2d(xp, M, x.shape[1], 2 * x.shape[1],
                                                        (64, 64), "128B")),
         }
         self.barrier()
         # launches with unchanged pointers: the driver call alone (all ranks launch the same
         # count, so every kernel finds its peers)
-        parts["launch"] = timed(lambda: plan.launch(xp, wp, op_, _current_stream_handle(idx)),
+        parts["launch"] = timed(lambda: plan.launch(xp, wp, op_, current_stream_handle(idx)),
                                 calls=50, settle=self.barrier)
         op.synchronize()
         self.barrier()

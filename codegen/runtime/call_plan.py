@@ -136,3 +136,14 @@ class CallPlan:
         """The parameter bytes the next launch passes (tests and debugging)."""
         return self._packed.bytes()
 
+
+
+def current_stream_handle(device_index: int) -> int:
+    """The current stream of `device_index` as a cudaStream_t int, without building a
+    torch.cuda.Stream object (torch's raw accessor, used by its own compiled code)."""
+    import torch
+
+    raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+    if raw is not None:
+        return raw(device_index)
+    return torch.cuda.current_stream(device_index).cuda_stream

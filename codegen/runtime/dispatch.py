@@ -106,3 +106,11 @@ def swapab_grid(N: int, sm_budget: int, cluster: int = 1) -> int:
     """One CTA per 64-row W tile, at most the SM budget (the CTAs then loop over W tiles), a
     multiple of the cluster size, at least one cluster."""
     return max(cluster, min(sm_budget, N // SWAPAB_BM) // cluster * cluster)
+
+
+def launch_grid(variant, launch: dict, cluster: int, M: int, N: int, sm_budget: int) -> int:
+    """The grid of one launch of `variant` (meta.json `launch` of its kernel, its cluster size)."""
+    if variant.schedule == "swapab":
+        return swapab_grid(N, sm_budget, variant.cta_group)
+    return grid_size(M, N, int(launch.get("bn", variant.bn)), cluster, sm_budget,
+                     int(launch.get("min_grid_multiple", 1)))

@@ -20,12 +20,13 @@ from .errors import CacheMissError, InputError
 from .group import Group
 from .health import RankHealth
 from .kernel import LoadedKernel, load_kernel
-from .call_plan import CallPlan
+from .call_plan import CallPlan, current_stream_handle
 from .launch_plan import CallTensors, Descriptors, kernel_arguments
 from .op_args import check_op_args
 from .transport import choose_transport
 from .tuning import find_table
-from .validate import check_m, check_matrix, check_no_overlap, check_out, check_rank, matrix_ok
+from .validate import (check_m, check_matrix, check_no_overlap, check_out, check_rank,
+                       check_rank_outputs, matrix_ok)
 
 #: should_run()'s threshold on M when neither `min_m` nor a tuning table says otherwise.
 DEFAULT_MIN_M = 128
@@ -297,13 +298,7 @@ class GemmRsAr:
         if out is None:
             out = [torch.empty(shape, dtype=torch.bfloat16, device=self._device()) for _ in ranks]
         else:
-            # every rank's kernel runs at once: no output may overlap any rank's input or output
-            named = {f"xs[{i}]": x for i, x in enumerate(xs)}
-            named.update({f"weights[{i}]": w for i, w in enumerate(weights)})
-            for i, o in enumerate(out):
-                check_out(o, shape, self._device(), f"out[{i}]")
-                check_no_overlap(f"out[{i}]", o, **named,
-                                 **{f"out[{j}]": p for j, p in enumerate(out) if j != i})
+            check_rank_outputs(out, shape, self._device(), xs, weights)
         # One event recorded before any launch: a rank stream must never wait on work enqueued
         # after another rank's kernel (it would serialise the ranks, which spin on each other).
         dev = self._device()
@@ -382,12 +377,8 @@ class GemmRsAr:
             raise InputError(f"x.shape[0] (M) = {M} exceeds the {self.land_rows} landing rows "
                              f"of the swapab schedule (group max_M {self.group.max_M})")
         kern = self.kernel(variant)
-        launch = kern.entry.meta["launch"]
-        if variant.schedule == "swapab":
-            grid = dispatch.swapab_grid(self.N, self.sm_budget, variant.cta_group)
-        else:
-            grid = dispatch.grid_size(M, self.N, int(launch.get("bn", variant.bn)), kern.cluster[0],
-                                      self.sm_budget, int(launch.get("min_grid_multiple", 1)))
+        grid = dispatch.launch_grid(variant, kern.entry.meta["launch"], kern.cluster[0], M, self.N,
+                                    self.sm_budget)
         tensors = CallTensors(x, weight, out, M, self.N, self.K)
         plan = CallPlan(kern, grid, self._params(rank, x, weight, out, M, kern), tensors,
                         self._descriptors, self.group, rank)
@@ -416,7 +407,7 @@ class GemmRsAr:
     def _launch_on(self, plan: CallPlan, rank: int, x, weight, out, s, ordered_after) -> None:
         dev = self.device
         if s is None:
-            handle = _current_stream_handle(dev.index)
+            handle = current_stream_handle(dev.index)
         else:
             cur = torch.cuda.current_stream(dev)
             if s != cur:  # inputs (and out's allocation) are ordered on `cur`
@@ -427,11 +418,3 @@ class GemmRsAr:
             handle = s.cuda_stream
         plan.launch(x.data_ptr(), weight.data_ptr(), out.data_ptr(), handle)
 
-
-def _current_stream_handle(device_index: int) -> int:
-    """The current stream of `device_index` as a cudaStream_t int, without building a
-    torch.cuda.Stream object (torch's raw accessor, used by its own compiled code)."""
-    raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
-    if raw is not None:
-        return raw(device_index)
-    return torch.cuda.current_stream(device_index).cuda_stream

@@ -91,3 +91,14 @@ def check_out(out, shape: tuple[int, int], device: torch.device, name: str = "ou
         raise InputError(f"{name} must be contiguous, got strides {tuple(out.stride())}")
     if out.data_ptr() % 16:
         raise InputError(f"{name}.data_ptr() = {out.data_ptr():#x} must be 16-byte aligned")
+
+
+def check_rank_outputs(out, shape: tuple[int, int], device: torch.device, xs, weights) -> None:
+    """The outputs of a run over every local rank: each a valid output, and none overlapping
+    any rank's input or another rank's output (every rank's kernel runs at once)."""
+    named = {f"xs[{i}]": x for i, x in enumerate(xs)}
+    named.update({f"weights[{i}]": w for i, w in enumerate(weights)})
+    for i, o in enumerate(out):
+        check_out(o, shape, device, f"out[{i}]")
+        check_no_overlap(f"out[{i}]", o, **named,
+                         **{f"out[{j}]": p for j, p in enumerate(out) if j != i})
