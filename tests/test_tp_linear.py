@@ -189,6 +189,19 @@ def test_transport_line_says_why_multicast_is_not_used(gloo, monkeypatch, caplog
         in info[0]
 
 
+def test_transport_line_names_why_the_group_dropped_the_pointer(gloo, caplog):
+    def symm_like(*a, **k):
+        g = FakeGroup(*a, **k)
+        g.multicast_note = {"workspace": "disabled by NCCL_NVLS_ENABLE=0", "flags": None}
+        return g
+
+    with caplog.at_level(logging.INFO, logger=LOGGER):
+        make_ctx(group_factory=symm_like)
+    (line,) = [r.getMessage() for r in caplog.records if r.name == LOGGER]
+    assert ("transport unicast (multicast not used: the group supplies no multicast pointer "
+            "(disabled by NCCL_NVLS_ENABLE=0))") in line
+
+
 def test_missing_multicast_kernels_fall_back_to_unicast_once(gloo, monkeypatch, caplog):
     monkeypatch.setattr(tp_linear, "transport_choice", lambda *a: ("multicast", None))
     tried = []

@@ -144,6 +144,9 @@ class TPContext:
                           f"context falls back to torch.mm + NCCL: {self.fallback_reason}")
             return
         self.transport, why = transport_choice(self.group, mode, None, self.group.device.index)
+        notes = sorted({n for n in getattr(self.group, "multicast_note", {}).values() if n})
+        if why and notes:  # SymmMemGroup dropped the pointer: say why it did
+            why += " (" + "; ".join(notes) + ")"
         self.log_once(logging.INFO, f"fused {what} over {type(self.group).__name__}, transport "
                       f"{self.transport}" + (f" (multicast not used: {why})" if why else ""))
 
