@@ -38,6 +38,7 @@ from pathlib import Path
 
 from codegen import env as envmod
 from codegen.cache import Cache, Entry, cache_key
+from codegen.compile import refuse_if_no_compile
 from codegen.entry_format import MANIFEST_FORMAT, entry_rel, write_atomic
 from codegen.render import default_package_dir, helper_closure, render
 from codegen.spec import Variant
@@ -218,7 +219,10 @@ def build(
 
     ``compile_fn(variant, source, workdir) -> Artifacts`` (or ``"module:function"``) must be
     picklable: it runs in spawned workers. ``manifest_path``: write a deployment manifest.
+    With CODEGEN_NO_COMPILE on it raises codegen.compile.NoCompileError before anything else
+    (also when every variant is cached: a build is what a no-compile process must not run).
     """
+    refuse_if_no_compile("codegen build")
     t0 = time.perf_counter()
     settings = envmod.load()
     if jobs is not None and (not isinstance(jobs, int) or isinstance(jobs, bool) or jobs < 1):

@@ -152,6 +152,8 @@ def _cmd_build(args, cache) -> int:
 
     variants = _matrix(args)
     manifest = args.manifest or cache.root / "manifests" / f"{manifest_name(args)}.json"
+    # CODEGEN_NO_COMPILE: build raises NoCompileError (a RuntimeError: main prints it, exit 1)
+    # before it renders anything or starts a worker
     report = build(variants, jobs=args.jobs, cache=cache, progress=not args.no_progress,
                    manifest_path=manifest)
     for variant, line in report.failed:

@@ -28,6 +28,21 @@ class CompileError(RuntimeError):
     """The DSL could not compile a variant; the message is the DSL's own error."""
 
 
+class NoCompileError(RuntimeError):
+    """CODEGEN_NO_COMPILE is on: this process must not compile anything."""
+
+
+def refuse_if_no_compile(what: str) -> None:
+    """NoCompileError naming the switch if CODEGEN_NO_COMPILE is on (read now, at call time)."""
+    # codegen.env by name, not by an import statement: this module's imports are part of every
+    # cache key (the compile driver's closure), and env.py's text shapes no cubin.
+    if importlib.import_module("codegen.env").load().no_compile:
+        raise NoCompileError(
+            f"{what} refused: CODEGEN_NO_COMPILE={os.environ.get('CODEGEN_NO_COMPILE', '')!r} is "
+            "set, so this process must not compile (it may only load kernels already in the "
+            "cache); unset it to build")
+
+
 @dataclass
 class Artifacts:
     ptx: bytes
@@ -131,7 +146,10 @@ def check_dynamic_smem(host_ir: str, dynamic_smem: int) -> None:
 
 
 def compile_source(variant: Variant, source: str, workdir: Path) -> Artifacts:
-    """Compile a rendered kernel module; return its PTX, cubin, symbol, ABI and launch facts."""
+    """Compile a rendered kernel module; return its PTX, cubin, symbol, ABI and launch facts.
+
+    NoCompileError (before the DSL is imported) if CODEGEN_NO_COMPILE is on."""
+    refuse_if_no_compile(f"compiling {variant.name}")
     dump = _prepare_dsl_env()
     t0 = time.perf_counter()
     workdir = Path(workdir)

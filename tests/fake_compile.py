@@ -41,6 +41,16 @@ class Artifacts:
     resources: dict = field(default_factory=dict)
 
 
+def contract_abi(arch, mode, schedule="tile") -> dict:
+    """meta.json `abi` as the build records it for a kernel that follows the contract."""
+    from codegen import contract
+
+    def align(kind):
+        return contract.TMA_DESC_ALIGN if kind == "tma_desc" else 4 if "x" in kind else contract.kind_size(kind)
+    return {"params": [{"name": n, "kind": k, "size": contract.kind_size(k), "align": align(k)}
+                       for n, k in contract.kernel_params(arch, mode, schedule)]}
+
+
 def compile_source(variant, source: str, workdir: Path) -> Artifacts:
     assert os.environ.get("CUDA_VISIBLE_DEVICES") == "", "workers must be GPU-blind"
     assert Path(workdir).is_dir()
@@ -55,7 +65,7 @@ def compile_source(variant, source: str, workdir: Path) -> Artifacts:
         ptx=f"// fake ptx {digest}\n.visible .entry k_{variant.name}(\n\t.param .u64 p0\n)\n{{}}\n".encode(),
         cubin=_cubin_bytes() + digest.encode(),
         symbol=f"k_{variant.name}",
-        abi={"params": [{"name": "p0", "kind": "u64", "size": 8, "align": 8}]},
+        abi=contract_abi(variant.arch, variant.mode, variant.schedule),  # what the runtime accepts
         launch={"block": [384, 1, 1], "cluster": [variant.cta_group, 1, 1]},
         resources={"kernels": {f"k_{variant.name}": {"registers": 0}}},  # no real cubin to read
     )

@@ -19,17 +19,10 @@ from codegen.runtime.op import GemmRsAr
 from codegen.runtime.params import pack_params
 from codegen.spec import Variant, deployment_matrix
 
+from fake_compile import contract_abi
 from test_runtime_validate import CpuGroup
 
 N, K, MAX_M, TP = 1024, 256, 300, 4
-
-
-def contract_abi(arch, mode, schedule="tile"):
-    """meta.json `abi` as the build records it for a kernel that follows the contract."""
-    def align(kind):
-        return contract.TMA_DESC_ALIGN if kind == "tma_desc" else 4 if "x" in kind else contract.kind_size(kind)
-    return {"params": [{"name": n, "kind": k, "size": contract.kind_size(k), "align": align(k)}
-                       for n, k in contract.kernel_params(arch, mode, schedule)]}
 
 
 TMA = {"a": {"box": [64, 128], "swizzle": "128B"}, "b": {"box": [64, 64], "swizzle": "128B"},
