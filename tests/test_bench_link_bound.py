@@ -1,5 +1,6 @@
-"""tools/link_bound.py on the CPU: the NVLink byte formulas, T_link / T_phys / eff of a row, and
-the peer-copy probe against a fake torch symmetric memory (no GPU)."""
+"""tools/link_bound.py on the CPU: the NVLink byte formulas, T_link / T_phys / eff of a row, its
+time breakdown (gemm_eff, exposed, overlap), and the peer-copy probe against a fake torch
+symmetric memory (no GPU)."""
 from __future__ import annotations
 
 import math
@@ -81,6 +82,57 @@ def test_bound_without_an_input(change):
 def test_bound_without_a_fused_time():
     b = lb.physical_bound(_row(fused=None))
     assert b["phys_us"] is not None and b["phys_eff"] is None
+
+
+# ---- the time breakdown of a row -------------------------------------------------------------------
+def _parts(gemm=250.0, ours=300.0, link=200.0, fused=400.0):
+    return {"gemm_us": gemm, "ours_gemm_us": ours, "link_us": link, "fused_us": fused}
+
+
+def test_time_breakdown():
+    b = lb.time_breakdown(_parts())
+    assert b["gemm_eff"] == pytest.approx(250.0 / 300.0)          # torch.mm vs ours: ours slower
+    assert b["exposed_us"] == 100.0                               # 400 - max(300, 200)
+    assert b["overlap"] == pytest.approx(0.5)                     # 1 - 100 / min(300, 200)
+
+
+@pytest.mark.parametrize("fused,exposed,overlap", [
+    (500.0, 200.0, 0.0),      # back to back: ours + T_link, nothing hidden
+    (300.0, 0.0, 1.0),        # at max(ours, T_link): the link fully hidden
+    (280.0, -20.0, 1.0),      # faster than that bound: exposed < 0, overlap clipped
+    (600.0, 300.0, 0.0),      # slower than back to back: clipped
+])
+def test_time_breakdown_limits(fused, exposed, overlap):
+    b = lb.time_breakdown(_parts(fused=fused))
+    assert b["exposed_us"] == pytest.approx(exposed) and b["overlap"] == overlap
+
+
+def test_time_breakdown_link_longer():
+    b = lb.time_breakdown(_parts(ours=100.0, link=300.0, fused=350.0))
+    assert b["gemm_eff"] == 2.5 and b["exposed_us"] == 50.0 and b["overlap"] == pytest.approx(0.5)
+
+
+@pytest.mark.parametrize("change,present", [
+    ({"ours_gemm_us": None}, ()),                        # --no-ours-gemm or its kernel missing
+    ({"ours_gemm_us": 0.0}, ()),
+    ({"link_us": None}, ("gemm_eff",)),                  # no link probe
+    ({"gemm_us": math.inf}, ("exposed_us", "overlap")),  # torch.mm failed
+    ({"fused_us": None}, ("gemm_eff",)),                 # the fused op failed
+    ({"fused_us": True}, ("gemm_eff",)),
+])
+def test_time_breakdown_without_an_input(change, present):
+    b = lb.time_breakdown({**_parts(), **change})
+    assert set(b) == {"gemm_eff", "exposed_us", "overlap"}
+    assert {k for k, v in b.items() if v is not None} == set(present)
+    assert lb.time_breakdown({}) == {"gemm_eff": None, "exposed_us": None, "overlap": None}
+
+
+def test_breakdown_note():
+    note = lb.breakdown_note()
+    assert "GemmRsAr mode none" in note and "gemm_eff = T_gemm / ours GEMM" in note
+    assert "exposed = fused - max(ours GEMM, T_link)" in note
+    assert "overlap = 1 - exposed / min(ours GEMM, T_link), clipped to [0, 1]" in note
+    assert lb.breakdown_note(False) == "ours GEMM, gemm_eff and exposed not measured (--no-ours-gemm)."
 
 
 def test_link_note():

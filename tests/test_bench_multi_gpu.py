@@ -22,6 +22,7 @@ import link_bound  # noqa: E402
 
 from codegen.runtime.errors import CacheMissError, InputError  # noqa: E402
 from codegen.runtime.tuning import find_table  # noqa: E402
+from codegen.spec import Variant  # noqa: E402
 
 
 # ---- arguments ---------------------------------------------------------------------------------
@@ -30,16 +31,16 @@ def test_defaults():
     assert a.ms == [16, 32, 64, 128, 256, 512, 2048, 8192] and a.ks == [768, 1536, 2304]
     assert (a.n, a.modes, a.schedule, a.bn, a.cta_group) == (7168, "rs,ar", None, None, None)
     assert a.tune_out is None and a.baselines is None and not a.allow_multicast
-    assert (a.link_mib, a.link_copy) == (512, "sm")
+    assert (a.link_mib, a.link_copy) == (512, "sm") and not a.no_ours_gemm
 
 
 def test_options():
     a = bench.parse_args(["--ms", "16,32", "--ks", "768", "--modes", "ar", "--schedule", "swapab",
                           "--tune-out", "generated", "--baselines", "nccl,symm_two_shot",
-                          "--link-mib", "256", "--link-copy", "memcpy"])
+                          "--link-mib", "256", "--link-copy", "memcpy", "--no-ours-gemm"])
     assert (a.ms, a.ks, a.modes, a.schedule) == ([16, 32], [768], "ar", "swapab")
     assert a.tune_out == Path("generated") and a.baselines == ["nccl", "symm_two_shot"]
-    assert (a.link_mib, a.link_copy) == (256, "memcpy")
+    assert (a.link_mib, a.link_copy) == (256, "memcpy") and a.no_ours_gemm
     for bad in (["--schedule", "fast"], ["--baselines", "nccl,gloo"], ["--link-copy", "ce"]):
         with pytest.raises(SystemExit):
             bench.parse_args(bad)
@@ -79,9 +80,10 @@ def test_fit_schema_defaults_and_keywords():
 
 
 # ---- rows, tables ------------------------------------------------------------------------------
-def _row(M, base, fused, cands=(), mode="ar", K=768, link_gbps=None):
+def _row(M, base, fused, cands=(), mode="ar", K=768, link_gbps=None, ours=None):
     row = {"tp": 2, "mode": mode, "K": K, "M": M, "N": 7168, "gemm_us": 5.0, "link_gbps": link_gbps,
-           "baselines": base, "baseline_errors": {}, "fused_us": fused, "variant": "v"}
+           "baselines": base, "baseline_errors": {}, "fused_us": fused, "variant": "v",
+           "ours_gemm_us": ours}
     if cands:
         row["candidates"] = [dict(c) for c in cands]
     return report.summarize(row)
@@ -136,29 +138,35 @@ LINK = {"bytes": 512 << 20, "peer": "rank r reads rank (r + 1) % tp", "copy": "s
 
 
 def test_bound_columns():
-    # AR TP2 M=1024: 1024*7168*2 bytes at 400 GB/s = 36.7 us > torch.mm's 5.0; fused 40.0
-    r = _row(1024, {"nccl": 60.0}, 40.0, CANDS, link_gbps=400.0)
+    # AR TP2 M=1024: 1024*7168*2 bytes at 400 GB/s = 36.7 us > torch.mm's 5.0; fused 40.0;
+    # our GEMM alone 10.0: gemm_eff 0.50, exposed 40.0 - 36.7 = 3.3, overlap 1 - 3.3 / 10
+    r = _row(1024, {"nccl": 60.0}, 40.0, CANDS, link_gbps=400.0, ours=10.0)
     assert r["link_bytes"] == 1024 * 7168 * 2 and r["link_us"] == pytest.approx(36.7, abs=0.01)
     assert r["phys_us"] == r["link_us"] and r["phys_eff"] == pytest.approx(r["link_us"] / 40.0)
     assert r["tuned_phys_eff"] == pytest.approx(r["link_us"] / 9.0)
+    assert r["gemm_eff"] == 0.5 and r["exposed_us"] == pytest.approx(40.0 - r["link_us"])
+    assert r["overlap"] == pytest.approx(1 - (40.0 - r["link_us"]) / 10.0)
     rs = _row(1024, {"nccl": 60.0}, 40.0, mode="rs", link_gbps=400.0)
     assert rs["link_us"] == pytest.approx(36.7 / 2, abs=0.01)
     gemm_bound = _row(16, {"nccl": 19.0}, 10.0, link_gbps=400.0)  # 0.6 us over NVLink
     assert gemm_bound["phys_us"] == 5.0 and gemm_bound["phys_eff"] == 0.5
     head = report.text_line()
-    assert head.split()[:13] == ["mode", "K", "M", "torch.mm", "best", "unfused", "fused", "vs",
-                                 "best", "T_link", "T_phys", "eff", "tuned"]
+    assert head.split()[:16] == ["mode", "K", "M", "torch.mm", "best", "unfused", "fused", "vs",
+                                 "best", "T_link", "T_phys", "eff", "ours", "gemm_eff", "exposed",
+                                 "tuned"]
     line = report.text_line(r).split()
-    assert line[8:11] == ["36.7", "36.7", "0.92"]
+    assert line[8:14] == ["36.7", "36.7", "0.92", "10.0", "0.50", "3.3"]
     md = report.markdown_table([r, gemm_bound, _row(32, {"nccl": 19.0}, None, link_gbps=400.0)], [],
                                {"tp": 2, "device": "H200", "torch": "2.x", "iters": 10,
                                 "replays": 50, "link": LINK})
     assert ("| mode | K | M | torch.mm (T_gemm) | unfused (us) | best unfused | fused | vs best | "
-            "T_link | T_phys | eff = T_phys/fused | tuned (config) | vs best | variant |") in md
-    assert "| 40.0 | 1.50x | 36.7 | 36.7 | 0.92 | 9.0 swapab bn16 cg1 | 6.67x |" in md
-    assert "| 10.0 | 1.90x | 0.6 | 5.0 | 0.50 | - | - |" in md
-    assert "| - | - | 1.1 | 5.0 | - | - | - |" in md     # no fused time: no eff
+            "T_link | T_phys | eff = T_phys/fused | ours GEMM (us) | gemm_eff | exposed (us) | "
+            "tuned (config) | vs best | variant |") in md
+    assert "| 40.0 | 1.50x | 36.7 | 36.7 | 0.92 | 10.0 | 0.50 | 3.3 | 9.0 swapab bn16 cg1 | 6.67x |" in md
+    assert "| 10.0 | 1.90x | 0.6 | 5.0 | 0.50 | - | - | - | - | - |" in md  # no ours GEMM
+    assert "| - | - | 1.1 | 5.0 | - | - | - | - | - | - |" in md     # no fused time: no eff
     assert "400 GB/s per GPU (sm copy of 512 MiB" in md and "memcpy 413 GB/s" in md
+    assert "gemm_eff = T_gemm / ours GEMM" in md and "exposed = fused - max(ours GEMM, T_link)" in md
 
 
 # ---- one (mode, K, M) end to end on fakes ---------------------------------------------------------
@@ -187,15 +195,23 @@ class FakeDist:
 
 
 class FakeOp:
-    """A fused op that is torch.mm; swapab (and, with `dispatch_missing`, dispatch) is not cached."""
-    dispatch_missing = False
+    """A fused op (or, in mode 'none', our plain GEMM) that is torch.mm; swapab (and, with
+    `dispatch_missing`, dispatch; with `none_missing`, every mode-none variant) is not cached.
+    Dispatch is the tile schedule, BN 128, CTA group 1; the SM budget defaults to the group's
+    (120) or, without a group, all 132 SMs."""
+    dispatch_missing = none_missing = False
+    made: list = []  # every op constructed (a test resets it)
 
     def __init__(self, max_M, N, K, mode, group, bn=None, cta_group=None, timeout_ms=None,
-                 schedule=None):
-        self.N, self.schedule, self.bn, self.cg = N, schedule, bn, cta_group
+                 schedule=None, sm_budget=None, device=None):
+        self.N, self.mode, self.schedule, self.bn, self.cg = N, mode, schedule, bn, cta_group
+        self.sm_budget = sm_budget or (120 if group is not None else 132)
         self.last_launch = {}
+        FakeOp.made.append(self)
 
     def prepare(self, Ms):
+        if self.mode == "none" and self.none_missing:
+            raise CacheMissError("gemm_none_sm90a_bn128_cg1_bf16", "codegen build --tp 2")
         if self.schedule == "swapab" or (self.schedule is None and self.dispatch_missing):
             raise CacheMissError("gemm_ar_swapab", "codegen build --tp 1")
         if self.bn == 256 and self.cg == 2:
@@ -206,8 +222,11 @@ class FakeOp:
 
     def __call__(self, rank, x, w, out):
         torch.mm(x, w.t(), out=out)
-        self.last_launch[rank] = {"variant": f"{self.schedule}_{self.bn}_{self.cg}", "bn": self.bn,
-                                  "cta_group": self.cg, "grid": 1}
+        none = self.mode == "none"
+        v = Variant("sm_90a", self.mode, None if none else "unicast", self.bn or 128, self.cg or 1,
+                    None if none else 2, schedule=self.schedule or "tile")
+        self.last_launch[rank] = {"variant": v.name, "schedule": v.schedule, "bn": v.bn,
+                                  "cta_group": v.cta_group, "grid": self.sm_budget}
         return out
 
     synchronize = reset_errors = lambda self: None
@@ -227,7 +246,8 @@ def fake_bench(monkeypatch, tmp_path):
     b.unfused.flat, b.unfused.symm_error = None, "symmetric buffer: no CUDA"
     clock = itertools.count(start=10)
     monkeypatch.setattr(b, "timed", lambda fn: (fn(), float(next(clock)))[1])
-    b.ops = bench.FusedOps(b, 64)
+    b.ops, b.gemm_ops = bench.FusedOps(b, 64), bench.GemmOps(b, 64)
+    FakeOp.made = []
     return b
 
 
@@ -243,7 +263,15 @@ def test_measure_on_fakes(fake_bench):
     assert [k for k, c in cands.items() if "us" in c] == [("tile", 128, 1), ("tile", 128, 2), ("tile", 256, 1)]
     assert "InputError: bn 256 x cg 2" in cands[("tile", 256, 2)]["skipped"]
     assert "CacheMissError" in cands[("swapab", 16, 1)]["skipped"]
-    assert r["tuned"] == {"schedule": "tile", "bn": 128, "cta_group": 1, "us": 13.0}
+    assert r["tuned"] == {"schedule": "tile", "bn": 128, "cta_group": 1, "us": 14.0}
+    # our GEMM alone: mode none, the fused variant's schedule / BN / CTA group and SM budget
+    assert r["ours_gemm_us"] == 13.0 and r["ours_gemm_relerr"] == 0.0
+    assert r["ours_gemm_variant"] == "gemm_none_sm90a_bn128_cg1_bf16" and r["ours_gemm_grid"] == 120
+    assert r["variant"] == "gemm_ar_unicast_sm90a_bn128_cg1_tp2_bf16" and r["sm_budget"] == 120
+    assert list(fake_bench.gemm_ops.ops) == [("tile", 128, 1, 120)]
+    assert [(o.mode, o.sm_budget) for o in FakeOp.made if o.mode == "none"] == [("none", 120)]
+    assert r["gemm_eff"] == pytest.approx(10.0 / 13.0) and "ours_gemm_error" not in r
+    assert r["exposed_us"] is None and r["overlap"] is None    # no link probe in this run
 
 
 def test_measure_falls_back_to_tile(fake_bench, monkeypatch, capsys):
@@ -251,8 +279,71 @@ def test_measure_falls_back_to_tile(fake_bench, monkeypatch, capsys):
     fake_bench.args.tune_out = None
     r = fake_bench.measure(64, 16, (torch.randn(256, 64) * 0.1).to(torch.bfloat16))
     assert "CacheMissError" in r["fused_note"] and "fell back to the tile schedule" in r["fused_note"]
-    assert r["fused_us"] == 12.0 and r["variant"] == "tile_None_None" and "error" not in r
+    assert r["fused_us"] == 12.0 and "error" not in r
+    assert r["variant"] == "gemm_ar_unicast_sm90a_bn128_cg1_tp2_bf16"
     assert "fell back to the tile schedule" in capsys.readouterr().out
+    assert r["ours_gemm_us"] == 13.0 and r["ours_gemm_variant"] == "gemm_none_sm90a_bn128_cg1_bf16"
+
+
+@pytest.mark.parametrize("schedule,bn,cg", [("swapab", 32, 2), ("tile", 256, 1)])
+def test_ours_gemm_mirrors_a_fixed_variant(fake_bench, monkeypatch, schedule, bn, cg):
+    monkeypatch.setattr(FakeOp, "prepare", lambda self, Ms: None)   # everything cached
+    a = fake_bench.args
+    a.tune_out, a.schedule, a.bn, a.cta_group = None, schedule, bn, cg
+    r = fake_bench.measure(64, 16, (torch.randn(256, 64) * 0.1).to(torch.bfloat16))
+    v = Variant.parse(r["variant"])
+    assert (v.schedule, v.bn, v.cta_group) == (schedule, bn, cg)
+    assert r["ours_gemm_variant"] == Variant("sm_90a", "none", None, bn, cg, None,
+                                             schedule=schedule).name
+    assert list(fake_bench.gemm_ops.ops) == [(schedule, bn, cg, 120)]
+
+
+def test_ours_gemm_missing_kernel_is_recorded_not_fatal(fake_bench, monkeypatch):
+    monkeypatch.setattr(FakeOp, "none_missing", True)
+    fake_bench.args.tune_out = None
+    r = fake_bench.measure(64, 16, (torch.randn(256, 64) * 0.1).to(torch.bfloat16))
+    assert r["fused_us"] == 12.0 and "error" not in r and r["ours_gemm_us"] is None
+    assert r["ours_gemm_error"].startswith("rank 0: CacheMissError: no valid cached kernel")
+    assert "codegen build --tp 2" in r["ours_gemm_error"]
+    assert r["gemm_eff"] is None and r["exposed_us"] is None and r["overlap"] is None
+    md = report.markdown_table([r], [], {"tp": 2, "device": "H200", "torch": "2.x", "iters": 10,
+                                         "replays": 50})
+    assert "[ours GEMM failed]" in md
+    assert "ours GEMM not measured: ar K=64 M=16: rank 0: CacheMissError" in md
+
+
+def test_ours_gemm_wrong_result_and_no_fused(fake_bench, monkeypatch):
+    plain = FakeOp.__call__
+
+    def call(self, rank, x, w, out):
+        plain(self, rank, x, w, out)
+        return out.zero_() if self.mode == "none" else out
+
+    monkeypatch.setattr(FakeOp, "__call__", call)
+    fake_bench.args.tune_out = None
+    w = (torch.randn(256, 64) * 0.1).to(torch.bfloat16)
+    r = fake_bench.measure(64, 16, w)
+    assert r["ours_gemm_us"] is None and "wrong result" in r["ours_gemm_error"]
+    a = fake_bench.args                                            # refused, and no fallback
+    a.schedule, a.bn, a.cta_group = "tile", 256, 2                 # from the tile schedule
+    r = fake_bench.measure(64, 16, w)
+    assert "error" in r and r["ours_gemm_us"] is None
+    assert r["ours_gemm_error"] == "no fused variant to mirror (the fused op did not run)"
+    md = report.markdown_table([r], [], {"tp": 2, "device": "H200", "torch": "2.x", "iters": 10,
+                                         "replays": 50})
+    assert "| error: rank 0: InputError: bn 256 x cg 2 refused |" in md   # said once, as before
+    assert "ours GEMM failed" not in md and "ours GEMM not measured:" not in md
+
+
+def test_no_ours_gemm(fake_bench):
+    fake_bench.args.no_ours_gemm = True
+    r = fake_bench.measure(64, 16, (torch.randn(256, 64) * 0.1).to(torch.bfloat16))
+    assert r["ours_gemm_us"] is None and "ours_gemm_error" not in r and not fake_bench.gemm_ops.ops
+    assert r["tuned"]["us"] == 13.0                                 # nothing else was timed
+    md = report.markdown_table([r], [], {"tp": 2, "device": "H200", "torch": "2.x", "iters": 10,
+                                         "replays": 50, "ours_gemm": False})
+    assert "ours GEMM, gemm_eff and exposed not measured (--no-ours-gemm)" in md
+    assert "ours GEMM not measured:" not in md
 
 
 def test_fused_ops_without_schedule_keyword(fake_bench):
@@ -343,7 +434,9 @@ def test_measure_link_failures(probe_bench, monkeypatch):
     assert "at least 16" in probe_bench.measure_link()["error"]
 
 
-NEW_KEYS = ("link_gbps", "link_bytes", "link_us", "phys_us", "phys_eff", "tuned_phys_eff")
+NEW_KEYS = ("link_gbps", "link_bytes", "link_us", "phys_us", "phys_eff", "tuned_phys_eff",
+            "sm_budget", "ours_gemm_us", "ours_gemm_relerr", "ours_gemm_variant", "ours_gemm_grid",
+            "gemm_eff", "exposed_us", "overlap")
 OLD_KEYS = ("tp", "mode", "K", "M", "N", "gemm_us", "baselines", "baseline_errors", "best_unfused",
             "best_unfused_us", "fused_us", "fused_relerr", "speedup", "tuned", "tuned_speedup",
             "variant", "candidates")
@@ -359,12 +452,16 @@ def test_rows_and_json_carry_the_bound(probe_bench, tmp_path):
     assert r["link_gbps"] == b.link["gbps"] and r["link_bytes"] == 16 * 256 * 2
     assert r["link_us"] == pytest.approx(16 * 256 * 2 / (b.link["gbps"] * 1e3))
     assert r["phys_us"] == r["gemm_us"] == 12.0                 # torch.mm alone is the bound here
-    assert r["phys_eff"] == pytest.approx(12.0 / 14.0) and r["tuned_phys_eff"] == pytest.approx(12.0 / 15.0)
+    assert r["phys_eff"] == pytest.approx(12.0 / 14.0) and r["tuned_phys_eff"] == pytest.approx(12.0 / 16.0)
+    assert r["ours_gemm_us"] == 15.0 and r["gemm_eff"] == pytest.approx(12.0 / 15.0)
+    assert r["exposed_us"] == pytest.approx(14.0 - 15.0)          # our GEMM alone > fused here
+    assert r["overlap"] == 1.0                                    # clipped
     b.props = SimpleNamespace(name="H200", multi_processor_count=132)
     b.args.json, b.args.md, b.args.tune_out = tmp_path / "b.json", tmp_path / "b.md", None
     b.write_outputs([r], report.crossovers([r], 2))
     data = json.loads(b.args.json.read_text())
-    assert data["link"] == b.link and data["link_gbps"] == b.link["gbps"]
+    assert data["link"] == b.link and data["link_gbps"] == b.link["gbps"] and data["ours_gemm"]
     assert all(k in data["rows"][0] for k in OLD_KEYS + NEW_KEYS)
     md = b.args.md.read_text()
     assert "| T_link | T_phys | eff = T_phys/fused |" in md and "0.86" in md and "GB/s per GPU" in md
+    assert "| 0.86 | 15.0 | 0.80 | -1.0 |" in md and "ours GEMM = our kernel's plain GEMM" in md

@@ -17,6 +17,13 @@ Per (mode, K, M), all in one run (NCCL with NVLS off, symmetric memory without m
             --link-mib MiB from the peer's symmetric buffer, every rank at once, by an SM kernel
             and by memcpy (--link-copy picks which one T_link uses); --link-mib 0 skips it
   T_phys    max(torch.mm alone, T_link); eff = T_phys / fused (1.0 = at the bound)
+  ours GEMM OUR GEMM alone (--no-ours-gemm skips it): GemmRsAr mode 'none' (no group, no
+            exchange) with exactly the schedule, BN and CTA group of the fused row's variant and
+            the fused op's SM budget, same M, N, K, timed like the rest on every rank at once
+            (slowest rank) and checked against torch.mm; a missing mode-none kernel (built by
+            `codegen build --tp 2 --arch sm_90a`) is recorded in the row (ours_gemm_error)
+  breakdown gemm_eff = T_gemm / ours GEMM; exposed = fused - max(ours GEMM, T_link); overlap =
+            1 - exposed / min(ours GEMM, T_link) in [0, 1] (tools/link_bound.py time_breakdown)
 With --tune-out DIR, every candidate (codegen.runtime.tuning.candidates: tile BN 128/256 x CTA
 group 1/2, swapab at its token tile) is timed too; the fastest per M is 'tuned', and rank 0
 writes one tuning table per (mode, K) to DIR/tuning/ (DIR is a cache root, e.g. generated).
@@ -80,6 +87,8 @@ def parse_args(argv=None):
                     help="MiB copied from the peer to measure the NVLink bandwidth (0: not measured)")
     ap.add_argument("--link-copy", choices=COPIES, default="sm",
                     help="which measured copy gives T_link: an SM kernel (default) or memcpy")
+    ap.add_argument("--no-ours-gemm", action="store_true",
+                    help="do not time our GEMM alone (mode none) for the time breakdown")
     ap.add_argument("--sm-margin", type=int, default=0)
     ap.add_argument("--symm-backend", default=None)
     ap.add_argument("--json", type=Path, default=None)
@@ -103,8 +112,8 @@ def main(argv=None) -> int:
 
 
 class FusedOps:
-    """The fused ops of one (mode, K), one per (schedule, bn, cta_group), made on first use.
-    A GemmRsAr without the `schedule=` keyword runs the tile schedule only."""
+    """The fused ops of one (mode, K), one per (schedule, bn, cta_group, sm_budget), made on
+    first use. A GemmRsAr without the `schedule=` keyword runs the tile schedule only."""
 
     def __init__(self, bench, K: int):
         from codegen.runtime import GemmRsAr
@@ -112,22 +121,37 @@ class FusedOps:
         self.b, self.K, self.cls, self.ops = bench, K, GemmRsAr, {}
         self.has_schedule = "schedule" in inspect.signature(GemmRsAr.__init__).parameters
 
-    def get(self, M: int, schedule, bn, cg):
-        """The op, with the variant of M loaded; CacheMissError / InputError when it cannot be."""
+    def get(self, M: int, schedule, bn, cg, sm_budget=None):
+        """The op, with the variant of M loaded; CacheMissError / InputError when it cannot be.
+        `sm_budget` None: the op's default (the group's)."""
         from codegen.runtime import InputError
 
-        key = (schedule, bn, cg)
+        key = (schedule, bn, cg, sm_budget)
         if key not in self.ops:
             kw = {"bn": bn, "cta_group": cg, "timeout_ms": self.b.args.timeout_ms}
+            if sm_budget is not None:
+                kw["sm_budget"] = sm_budget
             if self.has_schedule:
                 kw["schedule"] = schedule
             elif schedule == "swapab":
                 raise InputError("this GemmRsAr has no schedule= keyword (no swapab schedule)")
-            b = self.b
-            self.ops[key] = self.cls(b.max_M, b.N, self.K, b.mode, b.group, **kw)
+            self.ops[key] = self.make(kw)
         op = self.ops[key]
         op.prepare([M])
         return op
+
+    def make(self, kw: dict):
+        b = self.b
+        return self.cls(b.max_M, b.N, self.K, b.mode, b.group, **kw)
+
+
+class GemmOps(FusedOps):
+    """Our plain GEMMs of one K (GemmRsAr mode 'none': no group, this rank's device, launched
+    on the current stream as local rank 0), one per (schedule, bn, cta_group, sm_budget)."""
+
+    def make(self, kw: dict):
+        b = self.b
+        return self.cls(b.max_M, b.N, self.K, "none", None, device=b.device, **kw)
 
 
 class Bench:
@@ -212,7 +236,41 @@ class Bench:
         if err:
             _, why = self.step(lambda: (op.reset_errors(), self.group.reset_state()))
             return {"skipped": err + (f"; then the reset failed: {why}" if why else "")}
-        return {"us": self.slowest([us])[0], "relerr": res[1], **op.last_launch[self.rank]}
+        return {"us": self.slowest([us])[0], "relerr": res[1], **op.last_launch[self.rank],
+                "sm_budget": op.sm_budget}
+
+    def measure_ours_gemm(self, M: int, x, w, row: dict, ref) -> dict:
+        """Our GEMM alone, as the fused row ran it: GemmRsAr mode 'none' with the schedule, BN
+        and CTA group of the row's variant (codegen.spec.Variant.parse) and its sm_budget, timed
+        like a row on every rank at once (slowest rank) and checked against `ref` (torch.mm's
+        result, or None): {ours_gemm_us, ours_gemm_relerr, ours_gemm_variant, ours_gemm_grid}
+        or {ours_gemm_us: None, ours_gemm_error: why}."""
+        from codegen.spec import Variant
+
+        if self.args.no_ours_gemm:
+            return {"ours_gemm_us": None}
+        if not row.get("variant") or row.get("error"):
+            return {"ours_gemm_us": None,
+                    "ours_gemm_error": "no fused variant to mirror (the fused op did not run)"}
+
+        def make():
+            v = Variant.parse(row["variant"])
+            return self.gemm_ops.get(M, v.schedule, v.bn, v.cta_group, row.get("sm_budget"))
+        op, err = self.step(make)
+        if err:
+            return {"ours_gemm_us": None, "ours_gemm_error": err}
+        out = self.torch.empty(op.out_shape(M), dtype=self.torch.bfloat16, device=self.device)
+        call = lambda: op(0, x, w, out=out)  # noqa: E731  (group-less: local rank 0)
+        us, err = self.step(lambda: (self.timed(call), op.synchronize())[0])
+        if not err:
+            res, err = self.step(lambda: self.result(call, ref, op.synchronize))
+        if err:
+            _, why = self.step(op.reset_errors)
+            return {"ours_gemm_us": None,
+                    "ours_gemm_error": err + (f"; then the reset failed: {why}" if why else "")}
+        launch = op.last_launch[0]
+        return {"ours_gemm_us": self.slowest([us])[0], "ours_gemm_relerr": res[1],
+                "ours_gemm_variant": launch["variant"], "ours_gemm_grid": launch["grid"]}
 
     def measure(self, K: int, M: int, w) -> dict:
         row = {"tp": self.tp, "mode": self.mode, "K": K, "M": M, "N": self.N,
@@ -233,6 +291,8 @@ class Bench:
             row["error"] = fused.pop("skipped")
         row["fused_us"], row["fused_relerr"] = fused.pop("us", None), fused.pop("relerr", None)
         row.update(fused)
+        mm_ref = mm_out if row["gemm_us"] is not None else None  # this rank's x @ w^T
+        row.update(self.measure_ours_gemm(M, x, w, row, mm_ref))
         if a.tune_out is not None:
             row["candidates"] = [{**self.measure_fused(M, x, w, ref, s, bn, cg),
                                   "schedule": s, "bn": bn, "cta_group": cg}
@@ -309,12 +369,13 @@ class Bench:
                      + (f" ({self.unfused.symm_error})" if self.unfused.symm_error else ""))
             self.say(text_line())
             for K in a.ks:
-                self.ops = FusedOps(self, K)
+                self.ops, self.gemm_ops = FusedOps(self, K), GemmOps(self, K)
                 w = (torch.randn((self.N, K), device=self.device) * 0.1).to(torch.bfloat16)
                 for M in a.ms:
                     rows.append(self.measure(K, M, w))
                     self.say(text_line(rows[-1]))
-            self.ops = self.group = self.unfused = None  # free symmetric memory before the next mode
+            # free symmetric memory before the next mode
+            self.ops = self.gemm_ops = self.group = self.unfused = None
             torch.cuda.synchronize(self.device)
             torch.cuda.empty_cache()
         cross = crossovers(rows, self.tp)
@@ -333,7 +394,8 @@ class Bench:
                 "sms": self.props.multi_processor_count, "torch": torch.__version__,
                 "iters": a.iters, "replays": a.replays,
                 "nccl_nvls_enable": os.environ.get("NCCL_NVLS_ENABLE"),
-                "link": self.link, "link_gbps": self.link.get("gbps")}
+                "link": self.link, "link_gbps": self.link.get("gbps"),
+                "ours_gemm": not a.no_ours_gemm}
         if a.json:
             a.json.parent.mkdir(parents=True, exist_ok=True)
             a.json.write_text(json.dumps({**meta, "rows": rows, "crossovers": cross}, indent=1))

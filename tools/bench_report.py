@@ -3,11 +3,15 @@
 A row (one per mode, K, M) holds: gemm_us (torch.mm alone); baselines {name: us or None},
 baseline_errors {name: why skipped}; fused_us and the dispatching op's launch (variant, bn,
 cta_group, grid, fused_note when it fell back to the tile schedule); with a sweep, candidates
-[{schedule, bn, cta_group, us or None, skipped?}]; link_gbps (the run's peer bandwidth, or None).
+[{schedule, bn, cta_group, us or None, skipped?}]; link_gbps (the run's peer bandwidth, or None);
+ours_gemm_us (our GEMM alone: mode none, the fused variant's schedule / BN / CTA group and SM
+budget; None when not measured) with ours_gemm_variant, ours_gemm_grid, ours_gemm_relerr, or
+ours_gemm_error.
 :func:`summarize` adds best_unfused(_us), speedup (best unfused / fused), tuned {schedule, bn,
 cta_group, us}, tuned_speedup, and the physical bound of tools/link_bound.py: link_bytes,
 link_us (T_link), phys_us (T_phys = max(T_gemm, T_link)), phys_eff (T_phys / fused) and
-tuned_phys_eff.
+tuned_phys_eff; and its time breakdown: gemm_eff (T_gemm / ours GEMM), exposed_us (fused -
+max(ours GEMM, T_link)) and overlap (1 - exposed / min(ours GEMM, T_link), in [0, 1]).
 """
 from __future__ import annotations
 
@@ -16,7 +20,7 @@ import sys
 from pathlib import Path
 
 from baselines import best_baseline  # tools/ is the script's directory
-from link_bound import link_note, physical_bound
+from link_bound import breakdown_note, link_note, physical_bound, time_breakdown
 
 from codegen.runtime.tuning import crossover_m
 
@@ -45,6 +49,7 @@ def summarize(row: dict) -> dict:
                     if best else None)
     row["tuned_speedup"] = _ratio(row["best_unfused_us"], best["us"] if best else None)
     row.update(physical_bound(row))
+    row.update(time_breakdown(row))
     return row
 
 
@@ -94,31 +99,37 @@ def _tuned(r: dict) -> str:
 
 def cells(r: dict) -> list[str]:
     """mode, K, M, torch.mm, each baseline, best (which), fused, vs best, T_link, T_phys, eff,
-    tuned, vs best, variant."""
+    ours GEMM, gemm_eff, exposed, tuned, vs best, variant."""
     base = " ".join(f"{n}={_us(v)}" for n, v in r.get("baselines", {}).items())
     best = f"{_us(r.get('best_unfused_us'))} ({r.get('best_unfused') or 'none'})"
     variant = r.get("variant", "-") + (" [tile fallback]" if r.get("fused_note") else "")
     if r.get("error"):
         variant = f"error: {r['error'][:160]}"
+    elif r.get("ours_gemm_error"):  # (a failed fused op leaves nothing to mirror: said above)
+        variant += " [ours GEMM failed]"
     return [r["mode"], str(r["K"]), str(r["M"]), _us(r.get("gemm_us")), base, best,
             _us(r.get("fused_us")), _x(r.get("speedup")), _us(r.get("link_us")),
-            _us(r.get("phys_us")), _frac(r.get("phys_eff")), _tuned(r), _x(r.get("tuned_speedup")),
-            variant]
+            _us(r.get("phys_us")), _frac(r.get("phys_eff")), _us(r.get("ours_gemm_us")),
+            _frac(r.get("gemm_eff")), _us(r.get("exposed_us")), _tuned(r),
+            _x(r.get("tuned_speedup")), variant]
 
 
 HEADER = ["mode", "K", "M", "torch.mm (T_gemm)", "unfused (us)", "best unfused", "fused", "vs best",
-          "T_link", "T_phys", "eff = T_phys/fused", "tuned (config)", "vs best", "variant"]
+          "T_link", "T_phys", "eff = T_phys/fused", "ours GEMM (us)", "gemm_eff", "exposed (us)",
+          "tuned (config)", "vs best", "variant"]
 
 
-#: Short names of two columns in the printed header (the printed line is narrow).
-_SHORT = {"torch.mm (T_gemm)": "torch.mm", "eff = T_phys/fused": "eff"}
+#: Short names of some columns in the printed header (the printed line is narrow).
+_SHORT = {"torch.mm (T_gemm)": "torch.mm", "eff = T_phys/fused": "eff", "ours GEMM (us)": "ours",
+          "exposed (us)": "exposed"}
 
 
 def text_line(r: dict | None = None) -> str:
     """One printed row (the header without `r`)."""
     c = cells(r) if r is not None else [_SHORT.get(h, h) for h in HEADER]
     return (f"{c[0]:>4} {c[1]:>5} {c[2]:>6} {c[3]:>8} {c[5]:>24} {c[6]:>7} {c[7]:>6} "
-            f"{c[8]:>7} {c[9]:>7} {c[10]:>5} {c[11]:>26} {c[12]:>6}  {c[4]}  {c[13]}")
+            f"{c[8]:>7} {c[9]:>7} {c[10]:>5} {c[11]:>7} {c[12]:>8} {c[13]:>7} {c[14]:>26} "
+            f"{c[15]:>6}  {c[4]}  {c[16]}")
 
 
 def markdown_table(rows: list[dict], cross: list[dict], meta: dict) -> str:
@@ -126,13 +137,18 @@ def markdown_table(rows: list[dict], cross: list[dict], meta: dict) -> str:
     out = [f"TP{meta['tp']}, {meta['device']}, torch {meta['torch']}, NCCL NVLS off, symmetric "
            f"memory without multicast; us, slowest rank, median of {meta['replays']} graph "
            f"replays of {meta['iters']} calls. vs best = best unfused / fused. T_gemm = torch.mm "
-           f"alone, in the same run. {link_note(meta.get('link'))}", "",
+           f"alone, in the same run. {link_note(meta.get('link'))} "
+           f"{breakdown_note(meta.get('ours_gemm', True))}", "",
            "| " + " | ".join(HEADER) + " |", "|" + "---|" * len(HEADER)]
     for r in rows:
         out.append("| " + " | ".join(c.replace("|", "/") for c in cells(r)) + " |")
     skipped = sorted({f"{n}: {why}" for r in rows for n, why in r.get("baseline_errors", {}).items()})
     if skipped:
         out += ["", "Skipped baselines: " + "; ".join(s[:200] for s in skipped)]
+    ours_failed = [f"{r['mode']} K={r['K']} M={r['M']}: {r['ours_gemm_error'][:200]}"
+                   for r in rows if r.get("ours_gemm_error") and not r.get("error")]
+    if ours_failed:
+        out += ["", "ours GEMM not measured: " + "; ".join(ours_failed)]
     out += ["", "| mode | K | crossover M (dispatch) | crossover M (tuned) |", "|---|---|---|---|"]
     out += [f"| {c['mode']} | {c['K']} | {c['crossover_M']} | {c['tuned_crossover_M']} |" for c in cross]
     return "\n".join(out) + "\n"
@@ -164,6 +180,10 @@ def plot_png(rows: list[dict], path: Path, meta: dict) -> None:
                             label=f"K={K} fused")
             axes[1][j].plot(ms, [r["best_unfused_us"] for r in pts], linestyle=":",
                             color=line.get_color(), label=f"K={K} best unfused")
+            ours = [(r["M"], r["ours_gemm_us"]) for r in pts if _finite(r.get("ours_gemm_us"))]
+            if ours:
+                axes[1][j].plot(*zip(*ours), linestyle="--", color=line.get_color(),
+                                label=f"K={K} ours GEMM alone")
             bound = [(r["M"], r["phys_us"]) for r in pts if _finite(r.get("phys_us"))]
             if bound:
                 axes[1][j].plot(*zip(*bound), linestyle="-.", color=line.get_color(),

@@ -8,6 +8,14 @@ Per row (mode, M, N, tp), from numbers measured in the same run:
               exchange at best overlap completely, so neither can be beaten
   phys_eff    eff = T_phys / fused (1.0 = the fused kernel at the bound; tuned_phys_eff for
               the fastest swept candidate)
+and, with ours_gemm_us (OUR GEMM alone: GemmRsAr mode 'none' with the fused row's schedule,
+BN, CTA group and SM budget, every rank at once, slowest rank), where the fused time goes
+(:func:`time_breakdown`):
+  gemm_eff    T_gemm / ours_gemm: torch.mm (cuBLAS) against our GEMM (< 1: ours is slower)
+  exposed_us  fused - max(ours_gemm, T_link): the time the exchange adds beyond the slower of
+              our own GEMM and the link (< 0: the fused kernel is faster than that bound)
+  overlap     1 - exposed / min(ours_gemm, T_link), clipped to [0, 1]: 1 = the shorter of the
+              two is hidden entirely under the longer, 0 = no better than back to back
 
 The probe (:class:`PeerCopy`) copies a large buffer from the peer rank's torch symmetric-memory
 buffer into a local tensor, every rank at once (as in the real exchange: every link direction
@@ -72,6 +80,20 @@ def physical_bound(row: dict) -> dict:
             "phys_eff": eff(row.get("fused_us")), "tuned_phys_eff": eff(tuned.get("us"))}
 
 
+def time_breakdown(row: dict) -> dict:
+    """{gemm_eff, exposed_us, overlap} of a row from its gemm_us (T_gemm), ours_gemm_us,
+    link_us (T_link, from :func:`physical_bound`) and fused_us; see the module docstring. A
+    value whose inputs are missing, not finite or not > 0 is None (exposed_us may be < 0)."""
+    t_gemm, ours, t_link, fused = (row.get(k) for k in ("gemm_us", "ours_gemm_us", "link_us",
+                                                          "fused_us"))
+    ok = [_finite(v) and v > 0 for v in (t_gemm, ours, t_link, fused)]
+    gemm_eff = t_gemm / ours if ok[0] and ok[1] else None
+    exposed = fused - max(ours, t_link) if all(ok[1:]) else None
+    overlap = (min(1.0, max(0.0, 1.0 - exposed / min(ours, t_link)))
+               if exposed is not None else None)
+    return {"gemm_eff": gemm_eff, "exposed_us": exposed, "overlap": overlap}
+
+
 class PeerCopy:
     """`nbytes` (rounded down to 16 bytes) of torch symmetric memory on every rank, filled with
     rank + 1, and a local tensor to copy the peer's buffer into. Collective: every rank
@@ -129,3 +151,16 @@ def link_note(link: dict | None) -> str:
             f"MiB from the peer's symmetric buffer, every rank at once, slowest rank"
             + (f"; {', '.join(other)}" if other else "") + "); T_phys = max(T_gemm, T_link); "
             "eff = T_phys / fused (1.0 = at the bound).")
+
+
+def breakdown_note(measured: bool = True) -> str:
+    """One sentence defining the ours GEMM, gemm_eff and exposed columns, for the caption."""
+    if not measured:
+        return "ours GEMM, gemm_eff and exposed not measured (--no-ours-gemm)."
+    return ("ours GEMM = our kernel's plain GEMM alone (GemmRsAr mode none with the fused "
+            "row's schedule, BN, CTA group and SM budget; same M, N, K; every rank at once, "
+            "slowest rank, timed like the rest); gemm_eff = T_gemm / ours GEMM (torch.mm vs "
+            "ours; < 1: ours slower); exposed = fused - max(ours GEMM, T_link): the time the "
+            "exchange adds beyond the slower of our GEMM and the link (< 0: faster than that "
+            "bound); JSON overlap = 1 - exposed / min(ours GEMM, T_link), clipped to [0, 1] "
+            "(1: the shorter one fully hidden, 0: no better than back to back).")
