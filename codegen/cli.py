@@ -35,6 +35,22 @@ and refuses a root that is not a kernel cache.
 """
 
 
+DEPLOY_HELP = """\
+Check, on the serving machine, that every kernel a deployment manifest names is usable: the
+runtime's own lookup (files, meta.json, the cubin's sha256 against the manifest, the ABI through
+the runtime's parser, the parameter list against the contract), then a load on the GPU
+(cuLibraryLoadData, the kernel function, its dynamic shared-memory attribute) of every entry of
+the GPU's arch, timed. Entries of another arch get the host checks only. Never compiles (it sets
+CODEGEN_NO_COMPILE for itself) and never imports the DSL.
+
+Manifest: --manifest, else $CODEGEN_MANIFEST (what the runtime pins), else the newest build's.
+Exit status: 0 all loaded (--host-only: all host checks passed); 1 a manifest problem, an entry
+missing, corrupt or refused by the driver (each one `error:` line with the reason, then the
+command that rebuilds them), or no entry for this GPU's arch; 3 the host checks passed but no
+GPU could be used, so nothing was loaded.
+"""
+
+
 def _csv(kind, allowed):
     def parse(text: str):
         values = []
@@ -59,14 +75,19 @@ def _path(text: str) -> Path:
     return Path(text).expanduser()
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} must be >= 1")
-    return value
+def _int_at_least(lo: int):
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+        if value < lo:
+            raise argparse.ArgumentTypeError(f"{text!r} must be >= {lo}")
+        return value
+    return parse
+
+
+_positive_int = _int_at_least(1)
 
 
 def _days(text: str) -> float:
@@ -117,6 +138,18 @@ def _parser() -> argparse.ArgumentParser:
     what = ins.add_mutually_exclusive_group()
     for flag in ("source", "ptx", "sass", "resources", "meta"):
         what.add_argument(f"--{flag}", dest="what", action="store_const", const=flag)
+
+    d = sub.add_parser("check-deploy", help="load every kernel of a deployment manifest on a GPU "
+                                            "(never compiles)", description=DEPLOY_HELP,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    d.add_argument("--manifest", type=_path, default=None, metavar="PATH|NAME",
+                   help="the manifest (a bare name is under <root>/manifests/; default: "
+                        "$CODEGEN_MANIFEST, else the newest build's)")
+    d.add_argument("--device", type=_int_at_least(0), default=0, help="CUDA device index (default 0)")
+    d.add_argument("--host-only", action="store_true",
+                   help="check files, sha256 and ABI on the host only, never touch a GPU; exit 0 if "
+                        "they pass (for CI)")
+    d.add_argument("--json", action="store_true", help="one JSON object on stdout instead of text")
 
     c = sub.add_parser("cache", help="cache maintenance")
     csub = c.add_subparsers(dest="cache_cmd", required=True)
@@ -289,6 +322,22 @@ def _cmd_inspect(args, cache) -> int:
     return 0
 
 
+def _cmd_check_deploy(args, cache) -> int:
+    from codegen import deploy_check
+
+    os.environ["CODEGEN_NO_COMPILE"] = "1"  # this process loads kernels; it never compiles one
+    report = deploy_check.check(cache.root, args.manifest, envmod.load().manifest, args.device,
+                                args.host_only, str(args.cache_dir) if args.cache_dir else None)
+    if args.json:
+        print(json.dumps(report.to_json(), indent=1))
+    else:
+        out, err = deploy_check.text_lines(report)
+        for line in err:
+            print(line, file=sys.stderr)
+        print("\n".join(out))
+    return report.exit_code
+
+
 def _cmd_cache(args, cache) -> int:
     cache.require_root()
     if args.cache_cmd == "ls":
@@ -329,7 +378,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         root = args.cache_dir.resolve() if args.cache_dir else envmod.load().cache_dir
         cache = Cache(root)
-        handler = {"build": _cmd_build, "list": _cmd_list, "inspect": _cmd_inspect, "cache": _cmd_cache}
+        handler = {"build": _cmd_build, "list": _cmd_list, "inspect": _cmd_inspect, "cache": _cmd_cache,
+                   "check-deploy": _cmd_check_deploy}
         rc = handler[args.cmd](args, cache)
         sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's exit
         return rc
