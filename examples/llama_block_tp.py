@@ -94,11 +94,15 @@ ROOT = Path(__file__).resolve().parent.parent
 #: is close to Gaussian, with a standard deviation sigma of about 0.5% of the output's RMS
 #: (measured on the CPU at the default sizes, TP1, M = 32: relative norm error 0.44%; each
 #: branch 0.5%). The largest of n such errors is about sqrt(2 ln n) sigma: 5 sigma for 10^5
-#: elements, 6 for 10^8. So the elementwise bound is |out - ref| <= ATOL + RTOL |ref| with
-#: ATOL = 2^-5 * RMS(ref) (8 bf16 ulps of the RMS, about 7 sigma) and RTOL = 2^-6 (4 ulps, for
-#: the large elements). CPU, TP1: worst |err| / (ATOL + RTOL |ref|) = 0.55 (M=32), 0.58 (M=512).
+#: elements, 6 for 10^8. On the GPU, cuBLAS may reduce split-K partials in bf16 and flash
+#: attention rounds its probabilities to bf16, so sigma may be larger there. The elementwise
+#: bound is |out - ref| <= ATOL + RTOL |ref| with ATOL = 2^-4 * RMS(ref) (16 x 2^-8, bf16's relative
+#: ulp: about 12 sigma at sigma = 0.5%, 6 sigma even at 1%) and RTOL = 2^-6 (4 ulps, for the
+#: large elements). It still fails any element off by more than 6% of the RMS: what a
+#: wrong, stale or missing partial sum gives (O(100%)). CPU, TP1: worst
+#: |err| / (ATOL + RTOL |ref|) = 0.28 (M=32), 0.30 (M=512).
 LAYER_RTOL = 2.0**-6
-LAYER_ATOL_RMS = 2.0**-5  # times the RMS of the fp32 reference output
+LAYER_ATOL_RMS = 2.0**-4  # times the RMS of the fp32 reference output
 #: Fused against reference, one layer, elementwise: both are off from the exact result by at
 #: most the bound above, so they differ by at most twice it (the triangle inequality):
 #: |fused - ref| <= PAIR_FACTOR * (ATOL + RTOL |ref|), ATOL from the reference's RMS.
@@ -742,8 +746,12 @@ class Run:
                  f"NCCL_NVLS_ENABLE={os.environ.get('NCCL_NVLS_ENABLE')} TORCH_SYMM_MEM_DISABLE_MULTICAST="
                  f"{os.environ.get('TORCH_SYMM_MEM_DISABLE_MULTICAST')} CODEGEN_DISABLE_FUSED="
                  f"{os.environ.get('CODEGEN_DISABLE_FUSED', '')}")
-        with torch.no_grad():
-            return self._run(t0=time.time())
+        try:
+            with torch.no_grad():
+                return self._run(t0=time.time())
+        finally:
+            if getattr(self, "ctx", None) is not None:
+                self.ctx.release()  # unregister its ops from the custom-op registry
 
     def _run(self, t0: float) -> int:
         a, dev = self.a, self.device
