@@ -133,6 +133,12 @@ def test_layers_with_the_same_k_share_one_op(gloo):
     c = RowParallelLinear(bf16(N, 128), ctx)
     assert [op.K for op in built] == [64, 128] and all(op.prepared for op in built)
     assert a._handle == b._handle != c._handle
+    resets = []
+    for op in built:
+        op.reset_errors = lambda op=op: resets.append(op.K)
+    ctx.group.reset_state = lambda: resets.append("group")
+    ctx.recover()
+    assert resets == [64, 128, "group"]
     ctx.release()
     with pytest.raises(Exception, match="not registered"):
         torch_ops.lookup(a._handle)

@@ -211,6 +211,15 @@ class TPContext:
                       f"layers with this K use torch.mm + NCCL: {reason}")
         return None, reason
 
+    def recover(self) -> None:
+        """After a KernelTimeoutError (collective): clear every op's error record, then the
+        group's flags (SymmMemGroup.reset_state: barrier, zero, barrier). Not for normal use."""
+        for fused, _ in self._ops.values():
+            if fused is not None:
+                fused.op.reset_errors()
+        if self.group is not None:
+            self.group.reset_state()
+
     def release(self) -> None:
         """Unregister this context's ops from the custom-op registry (after its last call)."""
         for fused, _ in self._ops.values():
