@@ -140,6 +140,7 @@ class HostBench:
             "check_errors": timed(op.check_errors),
             "alloc_out": timed(lambda: self.torch.empty(op.out_shape(M), dtype=x.dtype,
                                                         device=self.device)),
+            "alloc_new_empty": timed(lambda: x.new_empty(op.out_shape(M))),
             "stream_handle": timed(lambda: current_stream_handle(idx)),
             "tma_encode": timed(lambda: encode_bf16_2d(xp, M, x.shape[1], 2 * x.shape[1],
                                                        (64, 64), "128B")),
@@ -149,9 +150,40 @@ class HostBench:
         # count, so every kernel finds its peers)
         parts["launch"] = timed(lambda: plan.launch(xp, wp, op_, current_stream_handle(idx)),
                                 calls=50, settle=self.barrier)
+        parts.update(self.driver_parts(plan, current_stream_handle(idx), timed))
         op.synchronize()
         self.barrier()
         return parts
+
+    def driver_parts(self, plan, stream: int, timed) -> dict:
+        """The driver call alone, three ways, on the plan's packed parameters: the raw
+        cuLaunchKernelEx pointer, cuda-python's cuLaunchKernelEx, and (cluster 1 only) the raw
+        cuLaunchKernel pointer. Same launch counts on every rank."""
+        import ctypes
+
+        from codegen.runtime.driver import cuda
+        from codegen.runtime.raw_launch import launch_function
+
+        cfg, raw = plan._config(stream)
+        func, func_int = plan._func
+        params = plan._packed.address
+        out = {}
+        fn = launch_function()
+        if raw is not None and fn is not None:
+            out["driver_raw_ex"] = timed(lambda: fn(raw.address, func_int, params, None),
+                                         calls=50, settle=self.barrier)
+        out["driver_binding_ex"] = timed(lambda: cuda.cuLaunchKernelEx(cfg, func, params, 0),
+                                         calls=50, settle=self.barrier)
+        if plan.kern.cluster[0] == 1:
+            flags = cuda.CUdriverProcAddress_flags.CU_GET_PROC_ADDRESS_DEFAULT
+            err, pfn, _ = cuda.cuGetProcAddress(b"cuLaunchKernel", 12000, flags)
+            plain = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, *[ctypes.c_uint] * 7,
+                                     ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p)(int(pfn))
+            b, smem = plan.kern.block, plan.kern.dynamic_smem
+            out["driver_raw_plain"] = timed(
+                lambda: plain(func_int, plan.grid, 1, 1, b[0], b[1], b[2], smem, stream, params,
+                              None), calls=50, settle=self.barrier)
+        return out
 
     def row(self, mode: str, op, M: int) -> dict:
         from graph_timing import graph_time_us
