@@ -164,7 +164,7 @@ class HostBench:
         from codegen.runtime.driver import cuda
         from codegen.runtime.raw_launch import launch_function
 
-        cfg, raw = plan._config(stream)
+        cfg, raw, _ = plan._config(stream)
         func, func_int = plan._func
         params = plan._packed.address
         out = {}

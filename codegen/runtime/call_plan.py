@@ -28,12 +28,16 @@ _CONFIGS_MAX = 16
 _INVALID_CONTEXT = cuda.CUresult.CUDA_ERROR_INVALID_CONTEXT
 
 
+#: The call tensors a plan patches, in the order of CallPlan.bind's arguments.
+_SOURCES = ("x", "weight", "out")
+
+
 @dataclass(frozen=True)
 class _DescriptorSlot:
     """A `tma_<op>` parameter whose descriptor reads a call tensor."""
 
     offset: int
-    source: str                 # 'x' | 'weight' | 'out'
+    source: int                 # index into _SOURCES
     rows: int
     inner: int
     box: tuple[int, int]
@@ -62,33 +66,35 @@ class CallPlan:
             if source is not None:
                 box, swizzle = tma_geometry(kern, op_name)
                 self._slots.append(_DescriptorSlot(self._packed.offset_of(f"tma_{op_name}"),
-                                                   source, rows, inner, box, swizzle))
+                                                   _SOURCES.index(source), rows, inner, box,
+                                                   swizzle))
         # the output pointer as a u64 cell in the packed buffer (contract kind u64), where the
         # kernel takes one (sm_90a mode none stores through tma_c only)
         self._out_cell = None
         if "out_ptr" in kern.param_names:
             self._out_cell = ctypes.c_uint64.from_address(
                 self._packed.base + self._packed.offset_of("out_ptr"))
-        self._last = {"x": tensors.x.data_ptr(), "weight": tensors.weight.data_ptr(),
-                      "out": tensors.out.data_ptr()}
-        self._configs: dict[int, tuple] = {}   # stream -> (cuda-python config, C twin or None)
+        self._last = (tensors.x.data_ptr(), tensors.weight.data_ptr(), tensors.out.data_ptr())
+        # stream -> (cuda-python config, C twin or None, the driver function for the twin)
+        self._configs: dict[int, tuple] = {}
         self._func = None                       # (CUfunction, its handle as int)
         self._lock = threading.Lock()
 
     def bind(self, x_ptr: int, weight_ptr: int, out_ptr: int) -> None:
         """Patch a call's pointers into the packed parameters (launch does it; tests call it
         to compare with a fresh packing)."""
-        self._patch({"x": x_ptr, "weight": weight_ptr, "out": out_ptr})
+        self._patch((x_ptr, weight_ptr, out_ptr))
 
-    def _patch(self, ptrs: dict) -> None:
+    def _patch(self, ptrs: tuple) -> None:
         base = self._packed.base
+        last = self._last
         for slot in self._slots:
             ptr = ptrs[slot.source]
-            if ptr != self._last[slot.source]:
+            if ptr != last[slot.source]:
                 desc = self._descriptors.get(ptr, slot.rows, slot.inner, slot.box, slot.swizzle)
                 ctypes.memmove(base + slot.offset, desc, len(desc))
         if self._out_cell is not None:
-            self._out_cell.value = ptrs["out"]
+            self._out_cell.value = ptrs[2]
         self._last = ptrs
 
     def _config(self, stream_handle: int) -> tuple:
@@ -98,20 +104,22 @@ class CallPlan:
             if len(self._configs) >= _CONFIGS_MAX:
                 self._configs.clear()
             cfg = self.kern.launch_config(self.grid, stream_handle)
-            raw = raw_config(cfg) if launch_function() is not None else None
-            cfgs = self._configs[stream_handle] = (cfg, raw)
+            fn = launch_function()
+            raw = raw_config(cfg) if fn is not None else None
+            cfgs = self._configs[stream_handle] = (cfg, raw, fn)
         return cfgs
 
     @property
     def uses_raw_launch(self) -> bool:
         """Whether launches go straight to the driver entry point (see raw_launch.py)."""
-        return any(raw is not None for _, raw in self._configs.values())
+        return any(raw is not None for _, raw, _ in self._configs.values())
 
-    def _driver_launch(self, cfg, raw, func) -> int:
+    def _driver_launch(self, cfgs: tuple, func: tuple) -> int:
+        cfg, raw, fn = cfgs
         if raw is not None:
-            return int(launch_function()(raw.address, func[1], self._packed.address, None))
+            return fn(raw.address, func[1], self._packed.address, None)
         err, = cuda.cuLaunchKernelEx(cfg, func[0], self._packed.address, 0)
-        return err
+        return int(err)
 
     def launch(self, x_ptr: int, weight_ptr: int, out_ptr: int, stream_handle: int) -> None:
         """Patch the call's pointers in and launch on `stream_handle` (a cudaStream_t as int).
@@ -122,15 +130,16 @@ class CallPlan:
         if self._func is None:
             f = self.kern.function
             self._func = (f, int(f))
-        cfg, raw = self._config(stream_handle)
+        cfgs = self._configs.get(stream_handle) or self._config(stream_handle)
         with self._lock:
-            self._patch({"x": x_ptr, "weight": weight_ptr, "out": out_ptr})
-            err = self._driver_launch(cfg, raw, self._func)
+            self._patch((x_ptr, weight_ptr, out_ptr))
+            err = self._driver_launch(cfgs, self._func)
             if err == _INVALID_CONTEXT:
                 # a thread that never made torch's context current (e.g. a new serving thread)
                 ensure_context(self.kern.device_index)
-                err = self._driver_launch(cfg, raw, self._func)
-        check("cuLaunchKernelEx", cuda.CUresult(err))
+                err = self._driver_launch(cfgs, self._func)
+        if err:
+            check("cuLaunchKernelEx", cuda.CUresult(err))
 
     def packed_bytes(self) -> bytes:
         """The parameter bytes the next launch passes (tests and debugging)."""

@@ -269,10 +269,10 @@ class GemmRsAr:
         and the caller must make its stream wait for the rank streams (:meth:`join`) before
         using or freeing `out`; :meth:`run_all` does both.
         """
-        self.check_errors()
+        self.health.check()
         M = self._validate(rank, x, weight)
         if out is None:
-            out = torch.empty(self.out_shape(M), dtype=torch.bfloat16, device=x.device)
+            out = x.new_empty(self.out_shape(M))  # x: bf16 on the op's device (validated)
         else:
             check_out(out, self.out_shape(M), self._device())
             check_no_overlap("out", out, x=x, weight=weight)
