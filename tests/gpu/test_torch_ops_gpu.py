@@ -29,13 +29,19 @@ def handle():
 
 
 def _call_on_poisoned_block(fn, x, w):
-    """fn(x, w) right after freeing a NaN block of the output's size; (out, block address)."""
-    torch.cuda.synchronize()
-    torch.cuda.empty_cache()  # no other cached block the allocator could prefer to this one
-    block = poisoned((x.shape[0], N))
-    addr = block.data_ptr()
-    del block
-    return fn(x, w), addr
+    """fn(x, w) right after freeing a NaN block of the output's size; (out, block address).
+
+    Both happen in a fresh private memory pool, where the freed NaN block is the only free
+    block, so the op's output allocation lands on it (in the shared pool, another cached block
+    of the same size may be preferred: seen at M=1 after the other GPU tests)."""
+    pool = torch.cuda.MemPool()
+    with torch.cuda.use_mem_pool(pool):
+        block = poisoned((x.shape[0], N))
+        addr = block.data_ptr()
+        del block
+        out = fn(x, w)
+    out._test_pool = pool  # the pool lives as long as the output
+    return out, addr
 
 
 def _ref(x, w):
