@@ -40,7 +40,7 @@ from codegen import env as envmod
 from codegen.cache import Cache, Entry, cache_key
 from codegen.compile import refuse_if_no_compile
 from codegen.entry_format import MANIFEST_FORMAT, entry_rel, write_atomic
-from codegen.render import default_package_dir, helper_closure, render
+from codegen.render import default_package_dir, helper_closure, render, trace_supported
 from codegen.spec import Variant
 from codegen.compiler_id import identity
 
@@ -68,6 +68,7 @@ class BuildReport:
     logs: dict[Variant, str] = field(default_factory=dict)  # full error text of each failure
     manifest: Path | None = None
     manifest_error: str | None = None  # why the manifest could not be written
+    trace: bool = False  # a trace build (codegen build --trace): its manifest says so
 
     @property
     def ok(self) -> bool:
@@ -99,25 +100,28 @@ class KeyContext:
     driver: tuple[Path, ...]
     templates_dir: Path | None
     package_dir: Path
+    trace: bool = False  # render the trace kernels (codegen build --trace; never for serving)
 
     @classmethod
     def current(cls, compile_fn: Callable | str = DEFAULT_COMPILE, templates_dir: Path | None = None,
-                package_dir: Path | None = None) -> KeyContext:
+                package_dir: Path | None = None, trace: bool = False) -> KeyContext:
         package_dir = Path(package_dir or default_package_dir())
         # The compile driver shapes the artifacts and meta (fake tensors, options, ABI), so its
         # codegen.* sources are part of every key, like the kernel's own helpers.
         driver: tuple[Path, ...] = ()
         if isinstance(compile_fn, str):
             driver = helper_closure(f"import {compile_fn.partition(':')[0]}\n", package_dir)
-        return cls(identity(), envmod.affecting_env(), driver, templates_dir, package_dir)
+        return cls(identity(), envmod.affecting_env(), driver, templates_dir, package_dir, trace)
 
 
 def prepare_job(variant: Variant, ctx: KeyContext) -> Job:
     """Render ``variant`` and compute its cache key (parent process, cheap)."""
-    rendered = render(variant, ctx.templates_dir, ctx.package_dir)
+    rendered = render(variant, ctx.templates_dir, ctx.package_dir, trace=ctx.trace)
     helpers = _helper_sources(sorted(set(rendered.helpers) | set(ctx.driver)), ctx.package_dir)
     key = cache_key(variant, rendered.source, helpers, ctx.toolchain, ctx.env)
     meta = {"helpers": sorted(helpers), "toolchain": ctx.toolchain, "env": ctx.env}
+    if ctx.trace and trace_supported(variant):
+        meta["trace"] = True  # its kernel carries %globaltimer stamps (codegen/trace_layout.py)
     return Job(variant, key, rendered.source, meta)
 
 
@@ -214,11 +218,15 @@ def build(
     manifest_path: Path | None = None,
     templates_dir: Path | None = None,
     package_dir: Path | None = None,
+    trace: bool = False,
 ) -> BuildReport:
     """Make sure every variant has a valid cache entry; never raises for one variant's failure.
 
     ``compile_fn(variant, source, workdir) -> Artifacts`` (or ``"module:function"``) must be
     picklable: it runs in spawned workers. ``manifest_path``: write a deployment manifest.
+    ``trace``: render the trace kernels (codegen.render.trace_supported variants get
+    %globaltimer stamps; meta.json and the manifest record ``"trace": true``); only for a
+    cache root of their own (the CLI refuses otherwise).
     With CODEGEN_NO_COMPILE on it raises codegen.compile.NoCompileError before anything else
     (also when every variant is cached: a build is what a no-compile process must not run).
     """
@@ -234,7 +242,8 @@ def build(
     # here is pruned before the manifest names it.
     with cache.build_lock():
         report = _build_locked(variants, jobs or settings.jobs, cache, progress, compile_fn,
-                               manifest_path, KeyContext.current(compile_fn, templates_dir, package_dir))
+                               manifest_path, KeyContext.current(compile_fn, templates_dir, package_dir,
+                                                                 trace=trace))
     report.seconds = time.perf_counter() - t0
     return report
 
@@ -245,7 +254,7 @@ def _build_locked(variants: Iterable[Variant], jobs: int, cache: Cache, progress
         cache.mark()
     except OSError:
         pass  # a read-only root: fine while everything is cached
-    report = BuildReport()
+    report = BuildReport(trace=ctx.trace)
     todo: list[Job] = []
     for variant in variants:
         try:
@@ -358,5 +367,7 @@ def write_manifest(path: Path, cache: Cache, report: BuildReport) -> Path:
         "entries": entries,
         "failed": [{"variant": v.name, "error": line} for v, line in report.failed],
     }
+    if report.trace:
+        data["trace"] = True  # trace kernels: never a serving root's manifest
     write_atomic(path, (json.dumps(data, indent=1) + "\n").encode("utf-8"))
     return path

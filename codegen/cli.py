@@ -128,6 +128,16 @@ def _parser() -> argparse.ArgumentParser:
                    help="manifest path (default: <root>/manifests/tp<N>.json; narrowed axes "
                         "are appended to the name, e.g. tp8_sm_90a_none.json)")
     b.add_argument("--no-progress", action="store_true", help="no progress bar")
+    # also after the sub-command (codegen build --trace --cache-dir DIR); SUPPRESS keeps the
+    # sub-parser from overwriting a --cache-dir given before it
+    b.add_argument("--cache-dir", type=_path, default=argparse.SUPPRESS,
+                   help="cache root, as the option before the sub-command")
+    b.add_argument("--trace", action="store_true",
+                   help="build trace kernels: the sm_90a tile rs/ar kernels get %%globaltimer phase "
+                        "stamps (codegen/trace_layout.py, read by tools/trace_phases.py); other "
+                        "variants build unchanged. Needs --cache-dir naming a root of its own (not "
+                        "the default root, not a root with a non-trace manifest), so trace kernels "
+                        "never shadow serving kernels")
 
     ls = sub.add_parser("list", help="the variants of a matrix and whether they are cached")
     _matrix_args(ls, tp_required=False)
@@ -180,15 +190,50 @@ def _matrix(args) -> list[Variant]:
                              schedules=args.schedule)
 
 
+def trace_root_problem(cache_dir: Path | None, root: Path) -> str | None:
+    """Why ``codegen build --trace`` must not write into ``root``, or None.
+
+    A trace build needs an explicit ``--cache-dir`` that is not the default root
+    (<repo>/generated) nor contains it, and whose manifests (if any) are all trace manifests:
+    the runtime resolves a variant to the newest manifest naming it, so a trace build into a
+    serving root would make serving load the trace kernels.
+    """
+    if cache_dir is None:
+        return ("--trace needs --cache-dir naming a cache root of its own (e.g. --cache-dir "
+                "generated/trace), so trace kernels never shadow serving kernels")
+    default = (envmod.repo_root() / "generated").resolve()
+    root = root.resolve()
+    if root == default or default.is_relative_to(root):
+        return f"--trace: {root} is (or holds) the default cache root {default}; pick another --cache-dir"
+    try:
+        manifests = manifest_paths(root)
+    except ValueError as e:  # entry_format.FormatError: e.g. manifests/ is a link
+        return f"--trace: cannot read the manifests of {root}: {e}"
+    for path in manifests:
+        try:
+            doc = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as e:
+            return f"--trace: cannot read manifest {path}: {e}"
+        if not (isinstance(doc, dict) and doc.get("trace") is True):
+            return (f"--trace: {root} holds a manifest of normal kernels ({path.name}): it is a "
+                    "serving cache root; pick another --cache-dir")
+    return None
+
+
 def _cmd_build(args, cache) -> int:
     from codegen.build import build
 
+    if args.trace:
+        problem = trace_root_problem(args.cache_dir, cache.root)
+        if problem:
+            _error(problem)
+            return 2
     variants = _matrix(args)
     manifest = args.manifest or cache.root / "manifests" / f"{manifest_name(args)}.json"
     # CODEGEN_NO_COMPILE: build raises NoCompileError (a RuntimeError: main prints it, exit 1)
     # before it renders anything or starts a worker
     report = build(variants, jobs=args.jobs, cache=cache, progress=not args.no_progress,
-                   manifest_path=manifest)
+                   manifest_path=manifest, **({"trace": True} if args.trace else {}))
     for variant, line in report.failed:
         _error(f"{variant.name}: {line}")
     if report.logs:

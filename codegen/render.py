@@ -38,8 +38,19 @@ class Rendered:
     helpers: tuple[Path, ...]
 
 
-def template_context(variant: Variant) -> dict:
-    """The named variables every template sees (StrictUndefined: a typo is an error)."""
+def trace_supported(variant: Variant) -> bool:
+    """Whether ``render(..., trace=True)`` adds %globaltimer stamps to this variant's kernel
+    (templates/trace.py.j2, layout codegen/trace_layout.py): the sm_90a tile schedule, rs/ar.
+    Every other variant renders exactly as without trace."""
+    return variant.arch == "sm_90a" and variant.schedule == "tile" and variant.mode in contract.COLLECTIVE_MODES
+
+
+def template_context(variant: Variant, trace: bool = False) -> dict:
+    """The named variables every template sees (StrictUndefined: a typo is an error).
+
+    ``trace`` is true only for a trace build (``codegen build --trace``) of a variant that
+    :func:`trace_supported`; with it false every template renders as it did before it existed.
+    """
     return {
         "arch": variant.arch,
         "arch_num": variant.arch_num,
@@ -59,6 +70,7 @@ def template_context(variant: Variant) -> dict:
         # the kernel's scalar parameters in PTX order (templates/params.j2 renders them)
         "scalar_params": contract.scalar_params(variant.arch, variant.mode, variant.schedule),
         "schedule": variant.schedule,
+        "trace": bool(trace) and trace_supported(variant),
     }
 
 
@@ -173,8 +185,11 @@ def render(
     variant: Variant,
     templates_dir: Path | str | None = None,
     package_dir: Path | str | None = None,
+    *,
+    trace: bool = False,
 ) -> Rendered:
-    """Render ``variant``'s template; ``templates_dir``/``package_dir`` are injectable for tests."""
+    """Render ``variant``'s template; ``templates_dir``/``package_dir`` are injectable for tests.
+    ``trace``: the trace kernel (see :func:`template_context`), never a serving kernel."""
     tdir = Path(templates_dir or default_templates_dir()).resolve()
     if not (tdir / variant.template_name).is_file():
         raise FileNotFoundError(
@@ -182,7 +197,7 @@ def render(
             "the codegen package: install from a checkout with pip install -e .)"
         )
     env = _environment(str(tdir), _fingerprint(tdir))
-    source = env.get_template(variant.template_name).render(**template_context(variant))
+    source = env.get_template(variant.template_name).render(**template_context(variant, trace))
     return Rendered(
         source=source,
         template_files=tuple(sorted(_template_closure(env, variant.template_name, tdir))),
