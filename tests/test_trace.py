@@ -278,3 +278,35 @@ def test_trace_kernels_compile(tmp_path):
         assert len(re.findall(timed, ptx)) == 2   # in the tile loop and after it
         res = next(iter(meta["resources"]["kernels"].values()))
         assert res["local_bytes"] == 0, "the stamps must not make the kernel spill"
+
+
+# ---- tools/trace_phases.py: its pure parts (the run itself needs GPUs) ----------------------------
+def _tool():
+    import importlib.util
+
+    path = Path(__file__).resolve().parent.parent / "tools" / "trace_phases.py"
+    spec = importlib.util.spec_from_file_location("trace_phases", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_trace_phases_table_line_and_refusal(monkeypatch, capsys):
+    from codegen.runtime.trace import summarize
+
+    tool = _tool()
+    rep = {"event_us": 1010.0, **summarize(_synthetic())}
+    row = {"mode": "rs", "K": 2304, "M": 16384, "rank": 1, "relerr": 1.2e-3, "none_us": 850.2,
+           "variant": "gemm_rs_unicast_sm90a_bn256_cg2_tp2_bf16",
+           "reps": [{**rep, "kernel_us": 2000.0}, rep, {**rep, "kernel_us": 1.0}]}
+    assert tool.median_rep(row) is row["reps"][1]
+    cells = [c.strip() for c in tool.line(row).split("|")]
+    assert len(cells) == len(tool.COLUMNS)
+    assert cells[:7] == ["rs", "2304", "16384", "1", "256/2", "1010", "1007"]
+    assert cells[7] == "815/830" and cells[-2:] == ["850", "1.2e-03"]
+    monkeypatch.delenv("CODEGEN_CACHE_DIR", raising=False)
+    assert tool.main([]) == 2 and "CODEGEN_CACHE_DIR" in capsys.readouterr().err
+    from codegen.env import repo_root
+
+    monkeypatch.setenv("CODEGEN_CACHE_DIR", str(repo_root() / "generated"))
+    assert tool.main([]) == 2

@@ -55,7 +55,7 @@ def read_stamps(group, rank: int, M: int, epoch_parity: int, *, epoch: int | Non
     """
     if epoch_parity not in (0, 1):
         raise ValueError(f"epoch_parity = {epoch_parity!r} must be 0 or 1")
-    rp, n = group.rows_pad, group.N
+    rp = group.rows_pad
     if trace_layout.gemm_rows(M, cta_group) > rp - trace_layout.BM:
         raise TraceError(f"M = {M} (cta_group {cta_group}) leaves no free rows for stamps in "
                          f"rows_pad = {rp}: make the group with max_M >= M + {2 * trace_layout.BM}")
