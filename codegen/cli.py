@@ -141,6 +141,8 @@ def _parser() -> argparse.ArgumentParser:
 
     ls = sub.add_parser("list", help="the variants of a matrix and whether they are cached")
     _matrix_args(ls, tp_required=False)
+    ls.add_argument("--trace", action="store_true",
+                    help="the keys of trace kernels (a root built with codegen build --trace)")
 
     ins = sub.add_parser("inspect", help="show a cached variant (summary by default)")
     ins.add_argument("variant", help="canonical name, e.g. gemm_ar_unicast_sm90a_bn128_cg1_tp8_bf16, "
@@ -284,7 +286,7 @@ def manifest_name(args) -> str:
 def _cmd_list(args, cache) -> int:
     from codegen.build import KeyContext, prepare_job
 
-    ctx = KeyContext.current()
+    ctx = KeyContext.current(**({"trace": True} if args.trace else {}))
     failures = 0
     for variant in _matrix(args):
         try:

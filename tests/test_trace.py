@@ -138,6 +138,9 @@ def test_cli_trace_build_marks_its_manifest(trace_build, capsys, tmp_path):
     assert doc["trace"] is True and len(doc["entries"]) == 1
     rc, out, err = run(capsys, "--cache-dir", str(root), *ONE)   # a trace root: again is fine
     assert rc == 0, err
+    listing = ["list", *ONE[1:13], "--trace"]
+    rc, out, err = run(capsys, "--cache-dir", str(root), *listing)
+    assert rc == 0 and out.split()[1] == "cached", out
     plain = [a for a in ONE if a != "--trace"]
     rc, out, err = run(capsys, "--cache-dir", str(tmp_path / "plain"), *plain)
     assert rc == 0 and "trace" not in json.loads(next((tmp_path / "plain" / "manifests").glob("*.json")).read_text())
