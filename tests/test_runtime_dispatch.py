@@ -73,3 +73,13 @@ def test_geometry():
     assert contract.out_shape("rs", 7, 7168, 8) == (1, 7168)
     assert contract.out_shape("ar", 7, 7168, 8) == (7, 7168)
     assert contract.out_shape("none", 7, 7168, 8) == (7, 7168)
+
+
+@pytest.mark.parametrize("M, K, fused", [
+    (1, 9216, True), (256, 9216, True), (257, 768, True), (512, 1536, True), (512, 2304, False),
+    (1023, 768, True), (1024, 768, False), (2048, 2304, False), (4095, 768, False),
+    (4096, 9216, True), (32768, 768, True)])
+def test_default_should_run_follows_the_measured_pattern(M, K, fused):
+    """Without a tuning table: fused at decode sizes and at large M; in between only where it
+    was measured to win (K <= 1536 up to M 1023)."""
+    assert dispatch.default_should_run(M, K) is fused

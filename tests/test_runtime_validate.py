@@ -133,7 +133,7 @@ def test_can_run_should_run(op):
     assert op.can_run(bf16(N, K))
     assert not op.can_run(bf16(N, K + 64))
     assert not op.can_run(torch.randn(N, K))
-    assert op.should_run(bf16(1, K)) and op.should_run(bf16(MAX_M, K))  # no table: every M
+    assert op.should_run(bf16(1, K)) and op.should_run(bf16(MAX_M, K))  # no table: the rule
     assert not op.should_run(bf16(MAX_M + 1, K))
     with_min = GemmRsAr(MAX_M, N, K, "rs", CpuGroup(), arch="sm_90a", min_m=128)
     assert with_min.should_run(bf16(128, K)) and not with_min.should_run(bf16(127, K))

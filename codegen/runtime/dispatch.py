@@ -114,3 +114,26 @@ def launch_grid(variant, launch: dict, cluster: int, M: int, N: int, sm_budget: 
         return swapab_grid(N, sm_budget, variant.cta_group)
     return grid_size(M, N, int(launch.get("bn", variant.bn)), cluster, sm_budget,
                      int(launch.get("min_grid_multiple", 1)))
+
+
+#: default_should_run's bounds (see there).
+FUSED_DEFAULT_MAX_DECODE_M = 256
+FUSED_DEFAULT_MIN_LARGE_M = 4096
+FUSED_DEFAULT_MID_MAX_K = 1536
+FUSED_DEFAULT_MID_MAX_M = 1023
+
+
+def default_should_run(M: int, K: int) -> bool:
+    """Fused or not for an (M, K) without a tuning table: the pattern measured on two H200s
+    (TP2, N 7168, graph-timed against the best of NCCL and torch symm-mem; BENCHMARKS.md,
+    docs/results/*tuning*):
+    - M <= 256: fused won at every K measured (768..9216): 1.04x-1.44x;
+    - M >= 4096: fused won or tied (1.01x-1.49x);
+    - M 257..1023: fused won for K <= 1536 (1.00x-1.44x at M = 512) and lost from K = 2304
+      (0.87x-0.97x), so fused only for K <= 1536;
+    - M 1024..4095: within +-8% either way (0.91x-1.08x at M = 2048): unfused, the path the
+      caller already trusts.
+    A tuning table for the shape replaces this rule."""
+    if M <= FUSED_DEFAULT_MAX_DECODE_M or M >= FUSED_DEFAULT_MIN_LARGE_M:
+        return True
+    return M <= FUSED_DEFAULT_MID_MAX_M and K <= FUSED_DEFAULT_MID_MAX_K

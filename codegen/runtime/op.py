@@ -28,11 +28,6 @@ from .tuning import find_table
 from .validate import (check_m, check_matrix, check_no_overlap, check_out, check_rank,
                        check_rank_outputs, matrix_ok)
 
-#: should_run()'s threshold on M when neither `min_m` nor a tuning table says otherwise: every
-#: M. Measured on two H200s (TP2, N 7168, K 768..2304; BENCHMARKS.md): fused beat the best
-#: unfused path at M 16..512 (1.0x-1.44x, one 0.94x at M=512 K=2304) and at M >= 2048 (0.92x-
-#: 1.67x); no shape lost by more than 8%, while a threshold gave up the decode wins.
-DEFAULT_MIN_M = 1
 #: Launch plans kept per op (one per (rank, M) seen; cleared when full).
 _PLANS_MAX = 4096
 
@@ -53,7 +48,7 @@ class GemmRsAr:
         transport: 'unicast' | 'multicast' | None (multicast when available, else unicast).
         arch: 'sm_90a' | 'sm_100a' (default: from the device's compute capability).
         min_m: should_run() threshold on M (default: the tuning table's measured verdict per
-            M for this shape, else every M: DEFAULT_MIN_M).
+            M for this shape, else dispatch.default_should_run(M, K)).
         timeout_ms: bound of every in-kernel wait, 1..op_args.MAX_TIMEOUT_MS (default
             CODEGEN_WAIT_TIMEOUT_MS).
         cache_dir: cache root (default CODEGEN_CACHE_DIR).
@@ -119,7 +114,8 @@ class GemmRsAr:
         collective). With `min_m`: M >= min_m. Otherwise, with a tuning table for this shape:
         whether fused beat the best unfused path at the table's row for M (the smallest
         measured M >= M), so a fused win at decode sizes and a loss in between are both
-        honoured; without one: M >= DEFAULT_MIN_M."""
+        honoured; without one: dispatch.default_should_run (the measured pattern of the
+        shapes that have tables)."""
         if not (isinstance(x, torch.Tensor) and x.dim() == 2 and 1 <= x.shape[0] <= self.max_M):
             return False
         M = x.shape[0]
@@ -127,7 +123,7 @@ class GemmRsAr:
             return M >= self.min_m
         table = self.tuning_table()
         if table is None:
-            return M >= DEFAULT_MIN_M
+            return dispatch.default_should_run(M, self.K)
         return table.row(M).speedup >= 1.0
 
     def tuning_table(self):

@@ -10,7 +10,7 @@ One TPContext holds one SymmMemGroup (symmetric buffers sized by max_M and N) sh
 layer with that (N, mode); each distinct K gets one GemmRsAr, built and prepare()d when the
 first layer with that K is constructed (collective too: every rank constructs the same layers
 in the same order). Per call the layer takes the fused kernel when the op's `should_run` says
-so for M (the tuning table's per-M verdict, else every M), 1 <= M <= max_M, and x is a 2-D
+so for M (the tuning table's per-M verdict, else dispatch.default_should_run), 1 <= M <= max_M, and x is a 2-D
 bf16 [M, K] tensor on the weight's device; otherwise torch.mm + all_reduce / reduce_scatter
 (the traceable functional collectives). Both paths compile with torch.compile(fullgraph=True)
 (the fused one through the codegen::gemm_ar / gemm_rs custom ops) and capture in CUDA graphs.
