@@ -80,7 +80,10 @@ def read_regular(path: Path, limit: int) -> bytes:
 
 def read_json(path: Path, limit: int):
     """Parsed JSON of ``path``; FormatError for anything unreadable (bad UTF-8, deep nesting...)."""
-    data = read_regular(path, limit)
+    return _json_of(read_regular(path, limit), path)
+
+
+def _json_of(data: bytes, path: Path):
     try:
         return json.loads(data.decode("utf-8"))
     except RecursionError:
@@ -285,8 +288,26 @@ def manifest_paths(root: Path) -> list[Path]:
     return [mdir / n for n in sorted(names) if n.endswith(".json") and not n.startswith(".")]
 
 
+#: path -> (the bytes last parsed there, their Manifest); see load_manifest.
+_parsed_manifests: dict[Path, tuple[bytes, Manifest]] = {}
+_PARSED_MAX = 64
+
+
 def load_manifest(path: Path) -> Manifest:
-    return parse_manifest(read_json(path, MAX_MANIFEST_BYTES), path)
+    """The manifest at ``path``. The file is read (with read_regular's checks) on every call and
+    parsed again only when its bytes differ from the last parse of that path, so a changed
+    manifest is always seen and an unchanged one costs a read, not a parse (every kernel lookup
+    loads every manifest of the root)."""
+    path = Path(path)
+    data = read_regular(path, MAX_MANIFEST_BYTES)
+    hit = _parsed_manifests.get(path)
+    if hit is not None and hit[0] == data:
+        return hit[1]
+    manifest = parse_manifest(_json_of(data, path), path)
+    if len(_parsed_manifests) >= _PARSED_MAX:
+        _parsed_manifests.clear()
+    _parsed_manifests[path] = (data, manifest)
+    return manifest
 
 
 def newest_outcome(manifests: list[Manifest], name: str) -> tuple[Manifest, ManifestEntry | str] | None:
