@@ -1,4 +1,4 @@
-"""A cached cubin loaded into torch's context, and its launch with cuLaunchKernelEx."""
+"""A cached cubin loaded into torch's context and its launch configuration (call_plan.py launches)."""
 from __future__ import annotations
 
 import threading
@@ -7,15 +7,15 @@ from codegen import contract
 from codegen.spec import SpecError, Variant
 
 from .cache_index import CacheEntry
-from .driver import call, check, cuda, ensure_context
-from .params import ParamSpec, pack_params, parse_abi
+from .driver import call, cuda, ensure_context
+from .params import ParamSpec, parse_abi
 
 
 class LoadedKernel:
     """One kernel of one cache entry, loaded on one device.
 
     Get it with :func:`load_kernel` (one load per process, device and cubin); launch it with
-    :meth:`launch`, which packs parameters by name from the entry's ABI.
+    a CallPlan (call_plan.py), which packs parameters by name from the entry's ABI.
     """
 
     def __init__(self, entry: CacheEntry, device_index: int):
@@ -96,22 +96,6 @@ class LoadedKernel:
         cfg.attrs = attrs
         cfg.numAttrs = len(attrs)
         return cfg
-
-    def launch(self, grid: int, params: dict, stream) -> None:
-        """Launch on `stream` (torch.cuda.Stream or a raw handle) with params packed by name.
-
-        Names the ABI does not list are ignored (e.g. `ar_ptr` for an RS kernel); a listed
-        name missing from `params` raises InputError naming it.
-        """
-        if grid % self.cluster[0]:
-            raise ValueError(f"grid {grid} is not a multiple of the cluster size {self.cluster[0]}")
-        packed = pack_params(self.specs, params)
-        handle = getattr(stream, "cuda_stream", stream)
-        cfg = self.launch_config(grid, handle)
-        func = self.function
-        # kernelParams as an int is taken as a ready `void**`; `packed` stays alive until the
-        # call returns, and the driver has copied the values by then (also under graph capture).
-        check("cuLaunchKernelEx", cuda.cuLaunchKernelEx(cfg, func, packed.address, 0))
 
 
 def _entry_variant(entry: CacheEntry) -> Variant:

@@ -15,12 +15,12 @@ from codegen import env as codegen_env
 from codegen.spec import Variant
 
 from . import dispatch
+from .call_plan import CallPlan, current_stream_handle
 from .cache_index import build_command, find_entry
 from .errors import CacheMissError, InputError
 from .group import Group
 from .health import RankHealth
 from .kernel import LoadedKernel, load_kernel
-from .call_plan import CallPlan, current_stream_handle
 from .launch_plan import CallTensors, Descriptors, kernel_arguments
 from .op_args import check_op_args
 from .transport import choose_transport

@@ -99,7 +99,6 @@ class PackedParams:
             raise InputError(f"kernel param(s) {', '.join(missing)} not supplied "
                              f"(the cache entry's ABI needs them)")
         self.offsets: list[int] = []
-        self._by_name = {s.name: s for s in specs}
         off = 0
         for s in specs:
             off = -(-off // s.align) * s.align
@@ -121,11 +120,6 @@ class PackedParams:
     def offset_of(self, name: str) -> int:
         """Byte offset of parameter `name` from :attr:`base` (KeyError if the ABI lacks it)."""
         return self._offset[name]
-
-    def set(self, name: str, value) -> None:
-        """Re-encode one parameter in place (checked like the constructor's values)."""
-        data = _encode(self._by_name[name], value)
-        ctypes.memmove(self.base + self.offset_of(name), data, len(data))
 
     @property
     def address(self) -> int:
