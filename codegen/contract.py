@@ -222,6 +222,48 @@ def out_shape(mode: str, M: int, N: int, tp: int) -> tuple[int, int]:
     return (chunk(M, tp), N) if mode == "rs" else (M, N)
 
 
+# ---- the exchange's work partition (tile schedule, rs/ar) --------------------------------------
+# Pure integer arithmetic with no branch, shared by the kernels (which pass the DSL's min / max:
+# the arguments are then DSL integers) and the tests (Python's). A *unit* of owner o is its rows
+# of one row tile x one column tile; CTA `cta` of `ncta` reduces units cta, cta + ncta, ... of
+# its own rank's chunk. AR copy item c of a CTA is the piece of unit cta + (c // tp) * ncta of
+# owner (rank + c % tp) % tp (templates/comm_phase.py.j2, docs/KERNEL-CONTRACT.md step 4).
+
+def owner_units(o, m, chunk_rows, n_tiles, imin=min, imax=max):
+    """Units of owner o (0 for an empty chunk)."""
+    lo = o * chunk_rows
+    hi = imax(lo, imin(m, lo + chunk_rows))
+    return ((hi + BM - 1) // BM - lo // BM) * imin(hi - lo, 1) * n_tiles
+
+
+def unit_piece(o, u, m, chunk_rows, n_tiles, imin=min, imax=max):
+    """Unit u of owner o -> (row tile, column tile, first row, end row)."""
+    lo = o * chunk_rows
+    t = lo // BM + u // n_tiles
+    nt = u - (u // n_tiles) * n_tiles
+    return t, nt, imax(t * BM, lo), imin(t * BM + BM, imin(m, lo + chunk_rows))
+
+
+def cta_units(units, cta, ncta):
+    """How many of `units` CTA cta takes (cta, cta + ncta, ...)."""
+    return (units - cta + ncta - 1) // ncta
+
+
+def copy_items(m, n_tiles, cta, ncta, tp, imin=min, imax=max):
+    """AR copy items of CTA cta: tp per unit index, up to the owner with the most units."""
+    chunk_rows = (m + tp - 1) // tp
+    most = owner_units(0, m, chunk_rows, n_tiles, imin, imax)
+    for o in range(1, tp):
+        most = imax(most, owner_units(o, m, chunk_rows, n_tiles, imin, imax))
+    return cta_units(most, cta, ncta) * tp
+
+
+def copy_item_unit(c, rank, cta, ncta, tp):
+    """AR copy item c of CTA cta on `rank` -> (owner, unit)."""
+    i = c // tp
+    return (rank + c - i * tp) % tp, cta + i * ncta
+
+
 # ---- flag area: 64-bit words holding epochs (a 32-bit epoch would wrap after 2^31 calls) -------
 FLAG_BYTES = 8
 FLAG_EPOCH = 0           # calls this rank has completed; a call runs as epoch [0] + 1

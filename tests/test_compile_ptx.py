@@ -74,6 +74,11 @@ def test_collective_instructions(built, v):
     assert _has(ptx, r"%globaltimer") == collective
     if v.mode == "ar" and not mc:
         assert _has(ptx, r"st\.global\.v4"), "AR unicast stores 16 bytes to every rank"
+    # the AR copy-out queue (KERNEL-CONTRACT step 4): one shared-memory atom per claim, taken
+    # from the front by the communication warps and (sm_90a) from the back by the consumers
+    claims = len(re.findall(r"atom\.shared\.add\.u64", ptx))
+    tile_ar = v.mode == "ar" and v.schedule == "tile"
+    assert claims == ((2 if v.arch == "sm_90a" else 1) if tile_ar else 0), claims
 
 
 @pytest.mark.parametrize("v", VARIANTS, ids=lambda v: v.name)

@@ -7,6 +7,9 @@ ranks. The model checks what the no-entry-barrier design relies on:
   buffer still holds epoch e (not overwritten by epoch e + 2 on the same parity);
 - a rank copies its AR landing buffer out only after each owner stored it, and it still holds
   epoch e.
+  The copy-out items go through the AR copy-out queue: the communication thread takes them from
+  the front after its reduction, the epilogue thread from the back after its GEMM (one claim
+  per step, so every item is copied once by whichever gets it).
 The check that makes this hold is "before writing parity e % 2, wait until every rank has
 finished epoch e - 2". For RS, without it the model must find a violation (a negative control):
 this shows the exploration is strong enough to see the race the check prevents. For AR the
@@ -45,7 +48,10 @@ class Model:
         for call in range(len(self.owners)):
             e = self.done[r] + 1
             p = e % 2
-            epi, comm = self._epilogue(r, e, p), self._comm(r, e, p, call)
+            # AR copy-out queue of this call (one item per owner): the comm thread takes items
+            # from the front after its reduction, the epilogue from the back after its GEMM
+            queue = sorted(self.owners[call]) if self.mode == "ar" else []
+            epi, comm = self._epilogue(r, e, p, queue), self._comm(r, e, p, call, queue)
             live = [epi, comm]
             while live:
                 t = live[random.randrange(len(live))]
@@ -56,7 +62,7 @@ class Model:
             self.done[r] = e
             yield "finish"
 
-    def _epilogue(self, r, e, p):
+    def _epilogue(self, r, e, p, queue):
         if self.epoch_check:
             while not all(self.done[q] >= e - 2 for q in range(self.tp)):
                 yield "wait-epochs"
@@ -65,8 +71,18 @@ class Model:
         yield "store"
         self.flag[r][p] = e
         yield "publish"
+        while queue:                      # the consumers join the copy-out (from the back)
+            yield from self._copy(r, e, p, queue.pop())
 
-    def _comm(self, r, e, p, call):
+    def _copy(self, r, e, p, o):
+        while self.arflag[r][o] < e:
+            yield "wait-ar"
+        yield "copy"
+        if self.ar[r][o][p] != e:
+            raise Violation(f"rank {r} copied owner {o}'s rows of epoch "
+                            f"{self.ar[r][o][p]} in epoch {e}")
+
+    def _comm(self, r, e, p, call, queue):
         owners = self.owners[call]
         if r in owners:
             while not all(self.flag[q][p] >= e for q in range(self.tp)):
@@ -83,14 +99,8 @@ class Model:
                 for q in range(self.tp):
                     self.arflag[q][r] = e
                     yield "ar-flag"
-        if self.mode == "ar":
-            for o in sorted(owners):
-                while self.arflag[r][o] < e:
-                    yield "wait-ar"
-                yield "copy"
-                if self.ar[r][o][p] != e:
-                    raise Violation(f"rank {r} copied owner {o}'s rows of epoch "
-                                    f"{self.ar[r][o][p]} in epoch {e}")
+        while queue:                      # copy-out items not taken by the epilogue
+            yield from self._copy(r, e, p, queue.pop(0))
 
     def run(self, max_steps: int = 100_000) -> None:
         live = list(self.threads)

@@ -1,0 +1,71 @@
+"""The exchange's work partition (codegen/contract.py: owner_units, unit_piece, cta_units,
+copy_items, copy_item_unit), the formulas the tile kernels evaluate on DSL integers
+(templates/comm_phase.py.j2), checked here on Python integers over ragged shapes: every row of
+the output is reduced by exactly one (owner, CTA) and, for AR, copied out exactly once on every
+rank, whatever M, TP, BN and grid size are.
+"""
+from __future__ import annotations
+
+import pytest
+
+from codegen import contract
+
+MS = [1, 2, 3, 7, 15, 16, 17, 127, 128, 129, 255, 256, 300, 511, 1000, 1025, 4096, 8205]
+GRIDS = [1, 3, 66, 132]
+
+
+def _cases():
+    for tp in (2, 4, 8, 16):
+        for bn, n in ((128, 384), (256, 768)):
+            for m in MS:
+                yield tp, bn, n, m
+
+
+def _pieces(o, m, tp, n_tiles, cta, ncta):
+    """The (row, column tile) cells of owner o's units that CTA cta takes."""
+    chunk = contract.chunk(m, tp)
+    units = contract.owner_units(o, m, chunk, n_tiles)
+    taken = list(range(cta, units, ncta))
+    assert len(taken) == max(0, contract.cta_units(units, cta, ncta))
+    cells = []
+    for u in taken:
+        t, nt, r0, r1 = contract.unit_piece(o, u, m, chunk, n_tiles)
+        assert o * chunk <= r0 < r1 <= min(m, (o + 1) * chunk), (o, u, r0, r1)
+        assert t * contract.BM <= r0 and r1 <= (t + 1) * contract.BM, "a unit stays in its tile"
+        cells += [(row, nt) for row in range(r0, r1)]
+    return cells
+
+
+@pytest.mark.parametrize("tp,bn,n,m", list(_cases()))
+def test_every_row_reduced_once(tp, bn, n, m):
+    n_tiles = n // bn
+    for ncta in GRIDS:
+        cells = []
+        for o in range(tp):
+            for cta in range(ncta):
+                cells += _pieces(o, m, tp, n_tiles, cta, ncta)
+        assert sorted(cells) == [(row, nt) for row in range(m) for nt in range(n_tiles)]
+
+
+@pytest.mark.parametrize("tp,bn,n,m", list(_cases()))
+def test_ar_copy_items_cover_every_row_once_on_every_rank(tp, bn, n, m):
+    n_tiles = n // bn
+    chunk = contract.chunk(m, tp)
+    for ncta in (1, 66, 132):
+        for rank in {0, tp // 2, tp - 1}:
+            cells = []
+            for cta in range(ncta):
+                items = contract.copy_items(m, n_tiles, cta, ncta, tp)
+                assert items % tp == 0
+                for c in range(items):
+                    o, u = contract.copy_item_unit(c, rank, cta, ncta, tp)
+                    assert c % tp != 0 or o == rank, "each unit index starts with the own piece"
+                    if u < contract.owner_units(o, m, chunk, n_tiles):   # else: QUEUE_SKIP
+                        t, nt, r0, r1 = contract.unit_piece(o, u, m, chunk, n_tiles)
+                        cells += [(row, nt) for row in range(r0, r1)]
+                # the communication warps' loop visits every unit index of this CTA's reduce
+                # units, so it reaches every copy item too
+                own = contract.cta_units(contract.owner_units(rank, m, chunk, n_tiles), cta, ncta)
+                assert items // tp >= own
+            assert sorted(cells) == [(row, nt) for row in range(m) for nt in range(n_tiles)]
+
