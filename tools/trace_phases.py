@@ -28,8 +28,10 @@ Columns (us): event = CUDA-event time per call of the burst; kernel = max CTA en
 entry (stamps); gemm med/max = the consumers' GEMM per CTA; gemm_done = when the last CTA's
 GEMM was done (from the first entry); pub_wait = TMA-store-completion wait before tile flags
 (per CTA, summed over its tiles); p1_wait = comm wait for every rank's tile flags (per CTA);
-p1_tail = last reduction end - last GEMM end; tail = last comm end (AR: copy-out) - last GEMM
-end; p2_wait = AR flag waits before the copy-out; none = our plain GEMM alone.
+p1_tail = last reduction end - last GEMM end; tail = last comm end (AR: its copy-out share) -
+last GEMM end; p2_wait = the comm warps' AR flag waits before their copy-out items; none = our
+plain GEMM alone. AR: the consumer warps also take copy-out items after their last tile
+(KERNEL-CONTRACT step 4) and carry no stamps of their own; `kernel` includes their work.
 
 Not a test: it asserts nothing about speed. It refuses to run when the environment enables
 multicast (codegen/runtime/symm_env.py) and never creates a multicast object.
