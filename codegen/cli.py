@@ -108,8 +108,9 @@ def _matrix_args(p: argparse.ArgumentParser, tp_required: bool) -> None:
     p.add_argument("--transport", type=_csv(str, TRANSPORTS), default=TRANSPORTS,
                    help="default: multicast,unicast")
     p.add_argument("--bn", type=_csv(int, tuple(sorted(set(BNS) | set(SWAPAB_BNS)))), default=None,
-                   help="tile widths (default: every one of each schedule: tile 128,256; swapab "
-                        "token tiles 16,32,64,128,256)")
+                   help="tile widths (default: every one of each schedule: tile "
+                        f"{','.join(map(str, BNS))} (a width serves only an N it divides); "
+                        f"swapab token tiles {','.join(map(str, SWAPAB_BNS))})")
     p.add_argument("--schedule", type=_csv(str, SCHEDULES), default=SCHEDULES,
                    help="default: tile,swapab (swapab: the decode schedule for M <= 512)")
     p.add_argument("--cta-group", type=_csv(int, CTA_GROUPS), default=CTA_GROUPS, help="default: 1,2")

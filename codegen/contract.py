@@ -25,7 +25,10 @@ ARCHS = ("sm_90a", "sm_100a")
 MODES = ("rs", "ar", "none")
 COLLECTIVE_MODES = ("rs", "ar")
 TRANSPORTS = ("multicast", "unicast")
-BNS = (128, 256)
+#: Tile widths (W rows per output tile) of the tile schedule. 224 fills the SMs where 256 leaves a
+#: short last wave (N = 7168, M = 512: 4 x 32 = 128 tiles on 132 SMs against 4 x 28 = 112); a
+#: width is usable only where N is a multiple of it (the dispatcher checks).
+BNS = (128, 224, 256)
 CTA_GROUPS = (1, 2)
 TPS = (2, 4, 8, 16)
 DTYPES = ("bf16",)

@@ -15,14 +15,26 @@ def test_bn_rule(M, N, bn):
 
 @pytest.mark.parametrize("M,ctas,cluster,bn", [
     (512, 132, 2, 128),     # small M: latency-bound, narrow tiles
-    (2048, 132, 2, 128),    # BN 256: 448 tiles = 3.4 waves; BN 128: 896 = 6.8 waves
-    (4096, 132, 2, 256),    # BN 256: 6.8 waves vs BN 128: 13.6 waves
-    (32768, 132, 2, 256),
+    (2048, 132, 2, 224),    # BN 224: 512 tiles = 3.9 waves (4 x 224 x 0.95); 256: 3.4 (4 x 256
+                            # x 0.95); 128: 896 tiles = 6.8 waves (7 x 128)
+    (4096, 132, 2, 256),    # 256: 6.8 waves x 256 = 224: 7.8 waves x 224 (a tie: the wider)
+    (8192, 132, 2, 256),    # 13.6 x 256 = 15.5 x 224: a tie again
+    (32768, 132, 2, 256),   # 55 x 256 < 63 x 224
     (16384, 16, 2, 256),    # virtual rank of tp 8: many waves either way
 ])
 def test_bn_wave_rule(M, ctas, cluster, bn):
     assert dispatch.choose_bn(M, 7168, ctas=ctas, cluster=cluster) == bn
-    assert dispatch.choose_bn(M, 7168 + 128, ctas=ctas, cluster=cluster) == 128  # N % 256 != 0
+    assert dispatch.choose_bn(M, 7168 + 128, ctas=ctas, cluster=cluster) == 128  # only 128 divides
+    # N = 8192: 224 does not divide it; 256 = 4 x 32 tiles = 1 wave at M 512.. 1024
+    assert dispatch.choose_bn(M, 8192, ctas=ctas, cluster=cluster) in (128, 256)
+
+
+def test_tile_widths():
+    assert dispatch.tile_widths(7168) == (128, 224, 256)
+    assert dispatch.tile_widths(8192) == (128, 256)
+    assert dispatch.tile_widths(1792) == (128, 224, 256)
+    assert dispatch.tile_widths(896) == (128, 224)
+    assert dispatch.tile_widths(7296) == (128,)
 
 
 def test_bn_override():

@@ -8,10 +8,10 @@ from codegen.spec import ARCHS, TPS, SpecError, Variant, deployment_matrix
 @pytest.mark.parametrize("tp", TPS)
 def test_name_round_trip_whole_matrix(tp):
     variants = deployment_matrix(tp, ARCHS)
-    # tile, per arch: 2 modes x 2 transports x 2 bn x 2 cg = 16 collective + 4 plain GEMMs;
-    # swapab: 2 modes x 2 transports x 5 token tiles x cta groups (sm_90a 2, sm_100a 1)
-    # collective + 5 token tiles x cta groups plain
-    assert len(variants) == 2 * (16 + 4) + (40 + 10) + (20 + 5)
+    # tile, per arch: 2 modes x 2 transports x 3 bn (128, 224, 256) x 2 cg = 24 collective + 6
+    # plain GEMMs; swapab: 2 modes x 2 transports x 5 token tiles x cta groups (sm_90a 2,
+    # sm_100a 1) collective + 5 token tiles x cta groups plain
+    assert len(variants) == 2 * (24 + 6) + (40 + 10) + (20 + 5)
     assert len({v.name for v in variants}) == len(variants)
     for v in variants:
         assert Variant.parse(v.name) == v
@@ -41,7 +41,7 @@ def test_canonical_names():
     (dict(arch="sm_100a", schedule="swapab", bn=512, cta_group=1), ["bn=512", "16, 32, 64, 128, 256"]),
     (dict(arch="sm_90a", schedule="swapab", bn=16, cta_group=4), ["cta_group=4", "1, 2"]),
     (dict(arch="sm_90a", schedule="swapab", bn=48, cta_group=1), ["bn=48", "16, 32, 64, 128, 256"]),
-    (dict(arch="sm_90a", schedule="tile", bn=64, cta_group=1), ["bn=64", "128, 256"]),
+    (dict(arch="sm_90a", schedule="tile", bn=64, cta_group=1), ["bn=64", "128, 224, 256"]),
     (dict(arch="sm_90a", schedule="splitk", bn=128, cta_group=1), ["schedule='splitk'"]),
 ])
 def test_schedule_axis_rejects(kwargs, words):
@@ -54,7 +54,7 @@ def test_matrix_none_once_and_sorted_stably():
     for archs, swapab_cgs in ((["sm_90a"], 2), (["sm_100a"], 1)):
         m = deployment_matrix([4, 8], archs)
         nones = [v for v in m if v.mode == "none"]
-        assert len(nones) == 4 + 5 * swapab_cgs  # once per (schedule, bn, cg), not per tp/transport
+        assert len(nones) == 6 + 5 * swapab_cgs  # once per (schedule, bn, cg), not per tp/transport
         assert m == deployment_matrix([8, 4, 8], archs)
         assert m == sorted(m, key=Variant.sort_key)
         assert deployment_matrix(8, archs, modes=["none"]) == nones
@@ -68,7 +68,7 @@ def test_matrix_none_once_and_sorted_stably():
     [
         (dict(tp=3), ["tp=3", "2, 4, 8, 16"]),
         (dict(tp=32), ["tp=32", "2, 4, 8, 16"]),
-        (dict(bn=64), ["bn=64", "128, 256"]),
+        (dict(bn=64), ["bn=64", "128, 224, 256"]),
         (dict(arch="sm_80"), ["arch='sm_80'", "sm_90a, sm_100a"]),
         (dict(mode="foo"), ["mode='foo'", "rs, ar, none"]),
         (dict(transport="nvls"), ["transport='nvls'", "multicast, unicast"]),

@@ -99,8 +99,12 @@ def test_tools_use_the_one_crossover():
 
 def test_swapab_tile_and_candidates():
     assert [swapab_bn(m) for m in (1, 16, 17, 100, 256, 257, 8192)] == [16, 16, 32, 128, 256, 256, 256]
-    assert candidates(16, 7168) == [("tile", 128, 1), ("tile", 128, 2), ("tile", 256, 1),
-                                    ("tile", 256, 2), ("swapab", 16, 1), ("swapab", 16, 2)]
+    assert candidates(16, 7168) == [("tile", 128, 1), ("tile", 128, 2), ("tile", 224, 1),
+                                    ("tile", 224, 2), ("tile", 256, 1), ("tile", 256, 2),
+                                    ("swapab", 16, 1), ("swapab", 16, 2)]
+    # a width serves only an N it divides: 224 not at N = 8192, 256 not at N = 7168 + 128
+    assert [c for c in candidates(4096, 8192)] == [("tile", bn, cg) for bn in (128, 256) for cg in (1, 2)]
+    assert [c for c in candidates(4096, 7296)] == [("tile", 128, 1), ("tile", 128, 2)]
     assert candidates(300, 128 * 3, "sm_100a") == [("tile", 128, 1), ("tile", 128, 2),
                                                    ("swapab", 64, 1), ("swapab", 128, 1),
                                                    ("swapab", 256, 1)]

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Decode sizes on one GPU: mode none of each schedule against torch.mm (a script, not a test).
 
-For every K and M (default M 16..512, K 768/1536/2304, N 7168) it times torch.mm, the tile
-schedule (dispatched BN / CTA group) and the swapab schedule at each token tile the tuning
-sweep tries (codegen.runtime.tuning.candidates), by CUDA-graph replay (tools/graph_timing.py),
+For every K and M (default M 16..512, K 768/1536/2304, N 7168) it times torch.mm and every
+candidate the tuning sweep tries (codegen.runtime.tuning.candidates: the tile schedule at each
+BN and CTA group, the swapab schedule at each token tile), by CUDA-graph replay (tools/graph_timing.py),
 and prints a table: best fused / torch.mm. `--json PATH` writes every row; `--tune-out ROOT`
 writes mode none's tuning tables (ROOT/tuning/, read by GemmRsAr's dispatch).
 
@@ -31,9 +31,9 @@ def _ints(text: str) -> list[int]:
 
 
 def candidates(M: int, N: int) -> list[tuple[str, int | None, int | None]]:
-    """(schedule, bn, cta_group) to time at M: the tile schedule's dispatch, and the swapab
-    candidates of the tuning sweep."""
-    return [("tile", None, None)] + [c for c in sweep_candidates(M, N) if c[0] == "swapab"]
+    """(schedule, bn, cta_group) to time at M: every candidate of the tuning sweep (the tile
+    schedule at each width that divides N and each CTA group, the swapab token tiles)."""
+    return list(sweep_candidates(M, N))
 
 
 def write_tables(args, rows) -> None:

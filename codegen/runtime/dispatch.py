@@ -1,10 +1,11 @@
 """Which BN / CTA group / grid a call uses: simple documented rules, each overridable.
 
-- BN 128 when N % 256 != 0 or M < 1024. Otherwise, when the persistent grid size is known,
-  the BN whose last wave is fuller wins: cost(BN) = ceil(tiles(BN) / CTAs) * BN, with BN 256
-  credited 5% for its better MMA efficiency (measured on the H200, 2026-11-29: M=2048,
-  N=7168, 132 CTAs: BN 256 = 3.4 waves -> 0.86x/0.80x torch.mm, BN 128 = 6.8 waves). Without
-  a grid size: BN 256 when M >= 2048.
+- BN: only a width of the contract's BNS that divides N; 128 when M < 1024. Otherwise, when
+  the persistent grid size is known, the BN whose last wave is fullest wins: cost(BN) =
+  ceil(tiles(BN) / CTAs) * BN, the widths above 128 credited 5% for their better MMA
+  efficiency (measured on the H200, 2026-11-29: M=2048, N=7168, 132 CTAs: BN 256 = 3.4 waves
+  -> 0.86x/0.80x torch.mm, BN 128 = 6.8 waves), the wider on a tie. Without a grid size: BN
+  256 (if it divides N) when M >= 2048.
 - cta_group 2 when M > 256 (B-tile sharing across a 2-CTA cluster needs at least two M tiles
   per cluster to be worth it), else 1.
 - grid: persistent 1-D; at most the SM budget, at most one CTA per GEMM tile, a multiple of
@@ -18,7 +19,8 @@ from __future__ import annotations
 
 import math
 
-from codegen.contract import BM, SCHEDULE_ARCHS, SWAPAB_BM, SWAPAB_BNS, SWAPAB_CTA_GROUPS, cdiv
+from codegen.contract import (BM, BNS, MIN_BN, SCHEDULE_ARCHS, SWAPAB_BM, SWAPAB_BNS,
+                              SWAPAB_CTA_GROUPS, cdiv)
 
 BN_256_MIN_M = 2048
 #: Largest M the default rule sends to the decode schedule (without a tuning table).
@@ -26,8 +28,13 @@ SWAPAB_DEFAULT_MAX_M = 256
 CTA_GROUP_2_MIN_M = 257
 
 
-BN_256_MIN_M_WAVES = 1024
-BN_256_CREDIT = 0.95
+BN_WIDE_MIN_M = 1024
+BN_WIDE_CREDIT = 0.95
+
+
+def tile_widths(N: int) -> tuple[int, ...]:
+    """The tile schedule's BNs usable at N: the contract's widths that divide N."""
+    return tuple(bn for bn in BNS if N % bn == 0)
 
 
 def choose_bn(M: int, N: int, fixed: int | None = None, ctas: int | None = None,
@@ -35,16 +42,16 @@ def choose_bn(M: int, N: int, fixed: int | None = None, ctas: int | None = None,
     """BN for a call with M rows; `ctas` is the persistent grid's CTA budget if known."""
     if fixed is not None:
         return fixed
-    if N % 256 != 0:
-        return 128
+    widths = tile_widths(N) or (MIN_BN,)
     if ctas is None:
-        return 256 if M >= BN_256_MIN_M else 128
-    if M < BN_256_MIN_M_WAVES:
-        return 128
+        return 256 if M >= BN_256_MIN_M and 256 in widths else MIN_BN
+    if M < BN_WIDE_MIN_M:
+        return MIN_BN
+
     def cost(bn: int) -> float:
         waves = cdiv(gemm_tiles(M, N, bn, cluster), max(ctas, 1))
-        return waves * bn * (BN_256_CREDIT if bn == 256 else 1.0)
-    return 256 if cost(256) <= cost(128) else 128
+        return waves * bn * (BN_WIDE_CREDIT if bn > MIN_BN else 1.0)
+    return min(widths, key=lambda bn: (cost(bn), -bn))
 
 
 def choose_cta_group(M: int, fixed: int | None = None) -> int:

@@ -1,15 +1,16 @@
 """Fused GEMM + RS / AR on virtual ranks (one H200) against an fp32 torch reference.
 
 One group per (tp, mode, N) and one op per (tp, mode, K, N); every op runs the M list forward
-then backward, so BN (128/256), CTA group (1/2) and the grid change between calls on the same
-flags and epochs. Extra ops with a fixed BN / CTA group cover the pairs the dispatch rules
-never pick (BN 256 with cta_group 1, BN 128 with cta_group 2 at large M).
+then backward, so BN (contract.BNS), CTA group (1/2) and the grid change between calls on the same
+flags and epochs. Extra ops with a fixed BN / CTA group cover every (BN, CTA group) pair, including those the
+dispatch rules never pick (BN 256 with cta_group 1, BN 128 with cta_group 2 at large M).
 """
 import gc
 
 import pytest
 import torch
 
+from codegen import contract
 from codegen.runtime import GemmRsAr, VirtualGroup
 from gpu_common import check_outputs, poisoned, rank_inputs, requires_gpu
 
@@ -54,11 +55,12 @@ def test_fused_forward_backward(tp, mode):
 
 @pytest.mark.gpu
 @requires_gpu
-@pytest.mark.parametrize("bn,cta_group", [(256, 1), (128, 2), (256, 2), (128, 1)])
+@pytest.mark.parametrize("bn,cta_group", [(bn, cg) for bn in contract.BNS for cg in contract.CTA_GROUPS])
 @pytest.mark.parametrize("mode", ["rs", "ar"])
 @pytest.mark.parametrize("tp", [2, 4, 8])
 def test_fixed_tile_config(tp, mode, bn, cta_group):
-    N, K = 1024, 768 if tp != 4 else 2304
+    # N: 1024 where the width divides it; else 1792 (= 8 x 224 = 14 x 128)
+    N, K = 1024 if 1024 % bn == 0 else 1792, 768 if tp != 4 else 2304
     group = VirtualGroup(tp, MAX_M, N, mode)
     op = GemmRsAr(MAX_M, N, K, mode, group, bn=bn, cta_group=cta_group, schedule="tile",
                   timeout_ms=TIMEOUT_MS)

@@ -30,9 +30,11 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "gpu"))  # gpu_common: the shared tolerance
 
+from codegen import contract  # noqa: E402  (standard library only; after the path setup)
+
 MS = [1, 127, 128, 257, 4096, 8205, 32768]
 KS = [768, 1536, 2304]
-CONFIGS = [(128, 1), (128, 2), (256, 1), (256, 2)]
+CONFIGS = [(bn, cg) for bn in contract.BNS for cg in contract.CTA_GROUPS]
 
 
 def _ints(text: str) -> list[int]:
