@@ -11,6 +11,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+#: The default bound of every in-kernel spin-wait (CODEGEN_WAIT_TIMEOUT_MS). It was 2 s until
+#: the first call of the Llama example's torch.compile'd layer timed out on two H200s: compiling
+#: took ~11 s, and one rank's kernel gave up after 2 s waiting for the other, still compiling.
+DEFAULT_WAIT_TIMEOUT_MS = 60_000
+
 #: name -> (default, effect). The README's list of switches is generated from this.
 SWITCHES: dict[str, tuple[str, str]] = {
     "CODEGEN_CACHE_DIR": (
@@ -34,8 +39,10 @@ SWITCHES: dict[str, tuple[str, str]] = {
         "MULTICAST_SAFE_ENV switches before torch.distributed starts",
     ),
     "CODEGEN_WAIT_TIMEOUT_MS": (
-        "2000",
-        "runtime: bound of every in-kernel spin-wait; on time-out the kernel records an error",
+        str(DEFAULT_WAIT_TIMEOUT_MS),
+        "runtime: bound of every in-kernel spin-wait; on time-out the kernel records an error. "
+        "Generous on purpose: ranks reach a call seconds apart when one is still compiling "
+        "(torch.compile) or warming up, and a peer that is late looks like a peer that is gone",
     ),
     "CODEGEN_DISABLE_FUSED": (
         "0",
@@ -149,7 +156,7 @@ def load(environ: Mapping[str, str] | None = None) -> Settings:
         manifest=Path(raw_manifest).expanduser() if raw_manifest else None,
         jobs=_positive_int(env, "CODEGEN_JOBS", os.cpu_count() or 1),
         disable_multicast=_disabled_fail_closed(env, "CODEGEN_DISABLE_MULTICAST"),
-        wait_timeout_ms=_positive_int(env, "CODEGEN_WAIT_TIMEOUT_MS", 2000),
+        wait_timeout_ms=_positive_int(env, "CODEGEN_WAIT_TIMEOUT_MS", DEFAULT_WAIT_TIMEOUT_MS),
         disable_fused=_disabled_fail_closed(env, "CODEGEN_DISABLE_FUSED"),
         no_compile=_disabled_fail_closed(env, "CODEGEN_NO_COMPILE"),
     )

@@ -12,7 +12,7 @@ def test_defaults(monkeypatch):
     assert s.cache_dir == env.repo_root() / "generated"
     assert s.jobs == (os.cpu_count() or 1)
     assert s.disable_multicast is False
-    assert s.wait_timeout_ms == 2000
+    assert s.wait_timeout_ms == 60_000
     assert s.disable_fused is False and s.no_compile is False
 
 

@@ -51,4 +51,5 @@ class KernelTimeoutError(RuntimeErrorBase):
             f"{variant}: rank {rank} {what}: tile (m={tile_m}, n={tile_n}) waited for peer {peer}, "
             f"expected >= {expected}, saw {seen}, epoch {epoch} "
             f"(error record of rank {record_rank}; the group's flags are now out of step: "
-            f"call op.reset_errors() and re-create or reset the group)")
+            f"call op.reset_errors() and re-create or reset the group; a peer that was late, "
+            f"e.g. still compiling, looks the same: raise timeout_ms / CODEGEN_WAIT_TIMEOUT_MS)")
