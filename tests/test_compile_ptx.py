@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 
 import pytest
 
-from codegen import contract, ptxabi
+from codegen import binutils, contract, ptxabi
 from codegen.build import build
 from codegen.cache import Cache
 from codegen.spec import Variant, deployment_matrix
@@ -38,7 +39,12 @@ def built(tmp_path_factory):
         entry = report.entries[v]
         out[v] = (entry.file("kernel.ptx").read_text(),
                   json.loads(entry.file("meta.json").read_text()))
+        SASS_OF[v] = entry.file("kernel.cubin")
     return out
+
+
+#: variant -> its cubin's path (filled by `built`), for the SASS checks
+SASS_OF: dict = {}
 
 
 def _has(ptx: str, pattern: str) -> bool:
@@ -125,6 +131,26 @@ def test_arch_instructions(built, v):
         assert _has(ptx, r"tcgen05\.mma\.cta_group::2") == (v.cta_group == 2)
         assert _has(ptx, r"tcgen05\.mma\.cta_group::1") == (v.cta_group == 1)
     assert _has(ptx, r"cp\.async\.bulk\.tensor")
+
+
+def _hgmma_lines(cubin) -> list[str]:
+    sass = subprocess.run([str(binutils.require_tool("nvdisasm")), "-c", str(cubin)],
+                          capture_output=True, text=True, check=True).stdout
+    return [line for line in sass.splitlines() if "HGMMA." in line]
+
+
+@pytest.mark.parametrize("v", [v for v in VARIANTS if v.arch == "sm_90a"], ids=lambda v: v.name)
+def test_wgmma_pipelined(built, v):
+    """No sm_90a kernel has its WGMMAs serialized. When ptxas serializes them (its info C7514,
+    e.g. when a non-WGMMA instruction reads accumulator registers inside what it takes for the
+    pipeline stage) every HGMMA gets its own scoreboard (`gsb0`) and a WARPGROUP.DEPBAR waits
+    for it before the next one: the swapab cta_group 1 kernels were built that way until
+    2026-11-30 (templates/sm90_swapab.py.j2, the fence after the mainloop). Pipelined, only the
+    last HGMMA of each k-tile's group carries gsb0."""
+    lines = _hgmma_lines(SASS_OF[v])
+    assert lines, "no HGMMA in an sm_90a kernel"
+    assert any("gsb0" not in line for line in lines), (
+        f"every one of the {len(lines)} HGMMAs waits for itself: ptxas serialized the WGMMAs")
 
 
 @pytest.mark.parametrize("v", [v for v in VARIANTS if v.schedule == "swapab"], ids=lambda v: v.name)
