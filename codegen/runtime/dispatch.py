@@ -19,8 +19,7 @@ from __future__ import annotations
 
 import math
 
-from codegen.contract import (BM, BNS, MIN_BN, SCHEDULE_ARCHS, SWAPAB_BM, SWAPAB_BNS,
-                              SWAPAB_CTA_GROUPS, cdiv)
+from codegen.contract import BM, BNS, MIN_BN, SCHEDULE_ARCHS, SWAPAB_BM, SWAPAB_BNS, cdiv
 
 BN_256_MIN_M = 2048
 #: Largest M the default rule sends to the decode schedule (without a tuning table).
@@ -94,19 +93,17 @@ def swapab_token_tile(M: int, fixed: int | None = None) -> int:
     return next((bt for bt in SWAPAB_BNS if bt >= M), SWAPAB_BNS[-1])
 
 
-#: The decode kernel's CTA pair (cta_group 2, K split over a 128-row W tile) wins from this K
-#: for token tiles up to SWAPAB_CG2_MAX_BT (mode none on the H200, BENCHMARKS.md decode step 7:
-#: K=2304 M=64 10.6 -> 8.8 us; at K=768 the pair's handoff costs more than it saves).
-SWAPAB_CG2_MIN_K = 1536
-SWAPAB_CG2_MAX_BT = 128
+#: The decode kernel's CTA pair (cta_group 2, K split over a 128-row W tile) is no longer a
+#: default: it won from K = 1536 only while the cta_group 1 kernels ran with serialized WGMMAs
+#: (BENCHMARKS.md, 2026-11-30 late: after that fix mode none K=2304 M=128 is 9.4 us with
+#: cta_group 1 against 10.4 with the pair, M=16 6.6 against 8.0). A tuning table may still pick it.
 
 
 def swapab_cta_group(K: int, bt: int, arch: str, fixed: int | None = None) -> int:
-    """cta_group of the decode kernel without a tuning table (a table's choice wins)."""
+    """cta_group of the decode kernel without a tuning table (a table's choice wins): 1."""
     if fixed is not None:
         return fixed
-    pair = K >= SWAPAB_CG2_MIN_K and bt <= SWAPAB_CG2_MAX_BT and 2 in SWAPAB_CTA_GROUPS[arch]
-    return 2 if pair else 1
+    return 1
 
 
 def swapab_grid(N: int, sm_budget: int, cluster: int = 1) -> int:
