@@ -88,10 +88,28 @@ def test_geometry():
 
 
 @pytest.mark.parametrize("M, K, fused", [
-    (1, 9216, True), (256, 9216, True), (257, 768, True), (512, 1536, True), (512, 2304, False),
+    (1, 9216, True), (256, 9216, True), (257, 768, True), (512, 1536, True), (512, 2304, True),
+    (512, 3584, False), (513, 2304, False), (513, 1536, True),
     (1023, 768, True), (1024, 768, False), (2048, 2304, False), (4095, 768, False),
     (4096, 9216, True), (32768, 768, True)])
 def test_default_should_run_follows_the_measured_pattern(M, K, fused):
     """Without a tuning table: fused at decode sizes and at large M; in between only where it
-    was measured to win (K <= 1536 up to M 1023)."""
+    was measured to win (K <= 2304 up to M 512, the decode schedule; K <= 1536 up to M 1023)."""
     assert dispatch.default_should_run(M, K) is fused
+
+
+@pytest.mark.parametrize("mode,M,schedule,bt", [
+    ("ar", 16, "swapab", 16), ("rs", 100, "swapab", 128), ("ar", 256, "swapab", 128),
+    ("rs", 512, "swapab", 128), ("ar", 513, "tile", None),
+    ("none", 16, "swapab", 16), ("none", 256, "swapab", 256), ("none", 257, "tile", None),
+])
+def test_default_schedule_and_token_tile(mode, M, schedule, bt):
+    """rs/ar keep the decode schedule up to M 512 with token tiles of at most 128 (one tile's
+    push overlaps the next one's MMA); mode none hands over to the tile schedule above 256."""
+    got = dispatch.choose_schedule(M, "sm_90a", 512, mode=mode)
+    assert got == schedule
+    if got == "swapab":
+        assert dispatch.swapab_default_token_tile(M, mode) == bt
+        assert dispatch.swapab_cta_group(2304, bt, "sm_90a") == 1
+    assert dispatch.choose_schedule(M, "sm_90a", 64, mode=mode) == ("swapab" if M <= 64 else "tile")
+    assert dispatch.swapab_default_token_tile(M, mode, fixed=64) == 64

@@ -160,7 +160,9 @@ def test_dispatch_and_variant_names(op):
     assert op.variant(1).name == "gemm_rs_unicast_sm90a_swapab_bn16_cg1_tp4_bf16"
     assert op.variant(17).name == "gemm_rs_unicast_sm90a_swapab_bn32_cg1_tp4_bf16"
     assert op.variant(100).name == "gemm_rs_unicast_sm90a_swapab_bn128_cg1_tp4_bf16"
-    assert op.variant(300).name == "gemm_rs_unicast_sm90a_bn128_cg2_tp4_bf16"
+    # rs/ar keep it up to M 512 with token tiles of 128 (none: up to 256), then the tile schedule
+    assert op.variant(300).name == "gemm_rs_unicast_sm90a_swapab_bn128_cg1_tp4_bf16"
+    assert op.variant(513).name == "gemm_rs_unicast_sm90a_bn128_cg2_tp4_bf16"
     tile = GemmRsAr(MAX_M, N, K, "rs", CpuGroup(), schedule="tile", arch="sm_90a")
     assert tile.variant(100).name == "gemm_rs_unicast_sm90a_bn128_cg1_tp4_bf16"
     assert GemmRsAr(MAX_M, N, K, "rs", CpuGroup(), bn=32, arch="sm_90a").choice(5) == ("swapab", 32, 1)
@@ -169,7 +171,7 @@ def test_dispatch_and_variant_names(op):
     b200 = GemmRsAr(MAX_M, N, K, "rs", CpuGroup(), arch="sm_100a")
     assert b200.choice(5) == ("swapab", 16, 1)
     assert b200.variant(5).name == "gemm_rs_unicast_sm100a_swapab_bn16_cg1_tp4_bf16"
-    assert b200.choice(300)[0] == "tile"
+    assert b200.choice(513)[0] == "tile"
     fixed = GemmRsAr(MAX_M, N, K, "rs", CpuGroup(), bn=256, cta_group=1, arch="sm_90a")
     assert fixed.variant(300).name == "gemm_rs_unicast_sm90a_bn256_cg1_tp4_bf16"
     none = GemmRsAr(MAX_M, N, K, "none", arch="sm_90a", device="cpu")
@@ -317,10 +319,15 @@ def test_swapab_pair_needs_two_k_halves():
     GemmRsAr(MAX_M, N, 128, "rs", CpuGroup(), schedule="swapab", cta_group=2, arch="sm_90a")
 
 
-def test_default_swapab_pair_from_k_1536():
-    """Without a table: the CTA pair (cta_group 2) for K >= 1536 and token tiles <= 128."""
-    def choice(K, M):
-        return GemmRsAr(MAX_M, N, K, "rs", CpuGroup(), arch="sm_90a").choice(M)
-    assert choice(2304, 64) == ("swapab", 64, 2) and choice(1536, 16) == ("swapab", 16, 2)
-    assert choice(2304, 200) == ("swapab", 256, 1) and choice(768, 64) == ("swapab", 64, 1)
-    assert GemmRsAr(MAX_M, N, 2304, "rs", CpuGroup(), arch="sm_100a").choice(64)[2] == 1
+def test_default_swapab_choice():
+    """Without a table: cta_group 1 (the pair lost once the cta_group 1 WGMMAs were pipelined),
+    rs/ar token tiles of at most 128 up to M 512, then the tile schedule."""
+    def choice(K, M, mode="rs", arch="sm_90a"):
+        return GemmRsAr(MAX_M, N, K, mode, CpuGroup(mode=mode), arch=arch).choice(M)
+    assert choice(2304, 64) == ("swapab", 64, 1) and choice(1536, 16) == ("swapab", 16, 1)
+    assert choice(2304, 200) == ("swapab", 128, 1) and choice(768, 300, "ar") == ("swapab", 128, 1)
+    assert choice(768, 513)[0] == "tile"
+    assert choice(2304, 64, arch="sm_100a")[2] == 1
+    # a fixed cta_group still takes the pair
+    assert GemmRsAr(MAX_M, N, 2304, "rs", CpuGroup(), arch="sm_90a", schedule="swapab",
+                    cta_group=2).choice(64) == ("swapab", 64, 2)

@@ -10,8 +10,9 @@
   per cluster to be worth it), else 1.
 - grid: persistent 1-D; at most the SM budget, at most one CTA per GEMM tile, a multiple of
   the cluster size, at least one cluster.
-- schedule: 'swapab' (the decode schedule) when M <= SWAPAB_DEFAULT_MAX_M, the M fits the
-  group's landing rows and the arch has it, with the smallest token tile >= M (256 above);
+- schedule: 'swapab' (the decode schedule) when M <= SWAPAB_DEFAULT_MAX_M (mode none) or
+  SWAPAB_DEFAULT_MAX_M_FUSED (rs/ar), the M fits the group's landing rows and the arch has it,
+  with the smallest token tile >= M (rs/ar: at most 128; none: 256 above) and cta_group 1;
   else 'tile'. A measured tuning table (runtime/tuning.py), when one exists for the op's
   shape, overrides these defaults.
 """
@@ -22,8 +23,15 @@ import math
 from codegen.contract import BM, BNS, MIN_BN, SCHEDULE_ARCHS, SWAPAB_BM, SWAPAB_BNS, cdiv
 
 BN_256_MIN_M = 2048
-#: Largest M the default rule sends to the decode schedule (without a tuning table).
+#: Largest M the default rule sends to the decode schedule (without a tuning table): mode none
+#: (above it the tile schedule is as fast or faster), and rs/ar (FUSED: their token tiles of
+#: 128 won against the tile schedule at every M 256..512 and K 768..2304 on two H200s,
+#: BENCHMARKS.md 2026-11-30 late, by 1.1x-1.6x).
 SWAPAB_DEFAULT_MAX_M = 256
+SWAPAB_DEFAULT_MAX_M_FUSED = 512
+#: rs/ar default token tile cap: above 128 rows the kernel loops over token tiles of 128, so
+#: one tile's push overlaps the next one's MMA (128 beat 256 at M 256/512 by 1-20%).
+SWAPAB_DEFAULT_MAX_BT_FUSED = 128
 CTA_GROUP_2_MIN_M = 257
 
 
@@ -77,11 +85,13 @@ def grid_size(M: int, N: int, bn: int, cluster: int, sm_budget: int, multiple: i
     return max(min(budget, tiles), step)
 
 
-def choose_schedule(M: int, arch: str, land_rows: int, fixed: str | None = None) -> str:
+def choose_schedule(M: int, arch: str, land_rows: int, fixed: str | None = None,
+                    mode: str = "none") -> str:
     """'swapab' or 'tile' for a call with M rows (see the module docstring)."""
     if fixed is not None:
         return fixed
-    if arch in SCHEDULE_ARCHS["swapab"] and M <= min(SWAPAB_DEFAULT_MAX_M, land_rows):
+    top = SWAPAB_DEFAULT_MAX_M if mode == "none" else SWAPAB_DEFAULT_MAX_M_FUSED
+    if arch in SCHEDULE_ARCHS["swapab"] and M <= min(top, land_rows):
         return "swapab"
     return "tile"
 
@@ -91,6 +101,14 @@ def swapab_token_tile(M: int, fixed: int | None = None) -> int:
     if fixed is not None:
         return fixed
     return next((bt for bt in SWAPAB_BNS if bt >= M), SWAPAB_BNS[-1])
+
+
+def swapab_default_token_tile(M: int, mode: str, fixed: int | None = None) -> int:
+    """The default token tile: the smallest >= M; rs/ar cap it at SWAPAB_DEFAULT_MAX_BT_FUSED."""
+    bt = swapab_token_tile(M, fixed)
+    if fixed is None and mode != "none":
+        bt = min(bt, SWAPAB_DEFAULT_MAX_BT_FUSED)
+    return bt
 
 
 #: The decode kernel's CTA pair (cta_group 2, K split over a 128-row W tile) is no longer a
@@ -123,6 +141,7 @@ def launch_grid(variant, launch: dict, cluster: int, M: int, N: int, sm_budget: 
 #: default_should_run's bounds (see there).
 FUSED_DEFAULT_MAX_DECODE_M = 256
 FUSED_DEFAULT_MIN_LARGE_M = 4096
+FUSED_DEFAULT_SWAPAB_MAX_K = 2304
 FUSED_DEFAULT_MID_MAX_K = 1536
 FUSED_DEFAULT_MID_MAX_M = 1023
 
@@ -131,13 +150,16 @@ def default_should_run(M: int, K: int) -> bool:
     """Fused or not for an (M, K) without a tuning table: the pattern measured on two H200s
     (TP2, N 7168, graph-timed against the best of NCCL and torch symm-mem; BENCHMARKS.md,
     docs/results/*tuning*):
-    - M <= 256: fused won at every K measured (768..9216): 1.04x-1.44x;
-    - M >= 4096: fused won or tied (1.01x-1.49x);
-    - M 257..1023: fused won for K <= 1536 (1.00x-1.44x at M = 512) and lost from K = 2304
-      (0.87x-0.97x), so fused only for K <= 1536;
+    - M <= 256: fused won at every K measured (768..9216): 1.04x-1.75x;
+    - M 257..512 (the decode schedule, token tiles of 128): fused won for K <= 2304 (1.07x-1.28x
+      at M = 512, 2026-11-30 late) and lost at K 3584/9216 (0.85x-0.98x);
+    - M 513..1023 (the tile schedule): fused won for K <= 1536 and lost from K = 2304;
     - M 1024..4095: within +-8% either way (0.91x-1.08x at M = 2048): unfused, the path the
-      caller already trusts.
+      caller already trusts;
+    - M >= 4096: fused won or tied (1.01x-1.49x).
     A tuning table for the shape replaces this rule."""
     if M <= FUSED_DEFAULT_MAX_DECODE_M or M >= FUSED_DEFAULT_MIN_LARGE_M:
         return True
+    if M <= SWAPAB_DEFAULT_MAX_M_FUSED:
+        return K <= FUSED_DEFAULT_SWAPAB_MAX_K
     return M <= FUSED_DEFAULT_MID_MAX_M and K <= FUSED_DEFAULT_MID_MAX_K

@@ -165,9 +165,9 @@ class GemmRsAr:
             # only as a decode token tile (16, 32, 64)
             only_swapab = self.fixed_bn in contract.SWAPAB_BNS and self.fixed_bn not in contract.BNS
             fixed = "swapab" if only_swapab else "tile"
-        schedule = dispatch.choose_schedule(M, self.arch, self.land_rows, fixed)
+        schedule = dispatch.choose_schedule(M, self.arch, self.land_rows, fixed, self.mode)
         if schedule == "swapab":
-            bt = dispatch.swapab_token_tile(M, self.fixed_bn)
+            bt = dispatch.swapab_default_token_tile(M, self.mode, self.fixed_bn)
             return schedule, bt, dispatch.swapab_cta_group(self.K, bt, self.arch,
                                                            self.fixed_cta_group)
         cg = dispatch.choose_cta_group(M, self.fixed_cta_group)
@@ -243,8 +243,11 @@ class GemmRsAr:
         Call it before CUDA-graph capture, or at start-up to surface cache misses early.
         """
         if Ms is None:
-            Ms = {1, dispatch.CTA_GROUP_2_MIN_M, dispatch.BN_256_MIN_M, self.max_M,
-                  dispatch.SWAPAB_DEFAULT_MAX_M + 1, *contract.SWAPAB_BNS}
+            # every M where a choice may change: each token-tile step of the decode range, each
+            # 128-row tile step above (the BN rule counts waves of 128-row tiles), the table's
+            # rows; choice() is arithmetic, so this costs microseconds, not launches
+            Ms = {1, self.max_M, *range(16, contract.SWAPAB_MAX_ROWS + 1, 16),
+                  *range(contract.BM, self.max_M + contract.BM, contract.BM)}
             table = self.tuning_table()
             Ms |= set(table.ms) if table is not None else set()
             Ms = [m for m in Ms if m <= self.max_M]
