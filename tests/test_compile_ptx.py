@@ -30,21 +30,21 @@ VARIANTS = deployment_matrix(8) + [
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory):
+def report(tmp_path_factory):
     cache = Cache(tmp_path_factory.mktemp("cache"))
     report = build(VARIANTS, jobs=2, cache=cache, progress=False)
     assert report.ok, report.failed
+    return report
+
+
+@pytest.fixture(scope="module")
+def built(report):
     out = {}
     for v in VARIANTS:
         entry = report.entries[v]
         out[v] = (entry.file("kernel.ptx").read_text(),
                   json.loads(entry.file("meta.json").read_text()))
-        SASS_OF[v] = entry.file("kernel.cubin")
     return out
-
-
-#: variant -> its cubin's path (filled by `built`), for the SASS checks
-SASS_OF: dict = {}
 
 
 def _has(ptx: str, pattern: str) -> bool:
@@ -140,14 +140,14 @@ def _hgmma_lines(cubin) -> list[str]:
 
 
 @pytest.mark.parametrize("v", [v for v in VARIANTS if v.arch == "sm_90a"], ids=lambda v: v.name)
-def test_wgmma_pipelined(built, v):
+def test_wgmma_pipelined(report, v):
     """No sm_90a kernel has its WGMMAs serialized. When ptxas serializes them (its info C7514,
     e.g. when a non-WGMMA instruction reads accumulator registers inside what it takes for the
     pipeline stage) every HGMMA gets its own scoreboard (`gsb0`) and a WARPGROUP.DEPBAR waits
     for it before the next one: the swapab cta_group 1 kernels were built that way until
     2026-11-30 (templates/sm90_swapab.py.j2, the fence after the mainloop). Pipelined, only the
     last HGMMA of each k-tile's group carries gsb0."""
-    lines = _hgmma_lines(SASS_OF[v])
+    lines = _hgmma_lines(report.entries[v].file("kernel.cubin"))
     assert lines, "no HGMMA in an sm_90a kernel"
     assert any("gsb0" not in line for line in lines), (
         f"every one of the {len(lines)} HGMMAs waits for itself: ptxas serialized the WGMMAs")

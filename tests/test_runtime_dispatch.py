@@ -110,6 +110,6 @@ def test_default_schedule_and_token_tile(mode, M, schedule, bt):
     assert got == schedule
     if got == "swapab":
         assert dispatch.swapab_default_token_tile(M, mode) == bt
-        assert dispatch.swapab_cta_group(2304, bt, "sm_90a") == 1
+        assert dispatch.swapab_cta_group() == 1 and dispatch.swapab_cta_group(fixed=2) == 2
     assert dispatch.choose_schedule(M, "sm_90a", 64, mode=mode) == ("swapab" if M <= 64 else "tile")
     assert dispatch.swapab_default_token_tile(M, mode, fixed=64) == 64

@@ -111,17 +111,14 @@ def swapab_default_token_tile(M: int, mode: str, fixed: int | None = None) -> in
     return bt
 
 
-#: The decode kernel's CTA pair (cta_group 2, K split over a 128-row W tile) is no longer a
-#: default: it won from K = 1536 only while the cta_group 1 kernels ran with serialized WGMMAs
-#: (BENCHMARKS.md, 2026-11-30 late: after that fix mode none K=2304 M=128 is 9.4 us with
-#: cta_group 1 against 10.4 with the pair, M=16 6.6 against 8.0). A tuning table may still pick it.
+def swapab_cta_group(fixed: int | None = None) -> int:
+    """cta_group of the decode kernel without a tuning table (a table's choice wins): 1.
 
-
-def swapab_cta_group(K: int, bt: int, arch: str, fixed: int | None = None) -> int:
-    """cta_group of the decode kernel without a tuning table (a table's choice wins): 1."""
-    if fixed is not None:
-        return fixed
-    return 1
+    The CTA pair (cta_group 2, K split over a 128-row W tile) is no longer a default: it won
+    from K = 1536 only while the cta_group 1 kernels ran with serialized WGMMAs (BENCHMARKS.md,
+    2026-11-30 late: after that fix mode none K=2304 M=128 is 9.4 us with cta_group 1 against
+    10.4 with the pair, M=16 6.6 against 8.0). A tuning table may still pick it."""
+    return 1 if fixed is None else fixed
 
 
 def swapab_grid(N: int, sm_budget: int, cluster: int = 1) -> int:

@@ -168,8 +168,7 @@ class GemmRsAr:
         schedule = dispatch.choose_schedule(M, self.arch, self.land_rows, fixed, self.mode)
         if schedule == "swapab":
             bt = dispatch.swapab_default_token_tile(M, self.mode, self.fixed_bn)
-            return schedule, bt, dispatch.swapab_cta_group(self.K, bt, self.arch,
-                                                           self.fixed_cta_group)
+            return schedule, bt, dispatch.swapab_cta_group(self.fixed_cta_group)
         cg = dispatch.choose_cta_group(M, self.fixed_cta_group)
         known = self._sm_budget is not None or self.group is not None or torch.cuda.is_available()
         ctas = self.sm_budget if self.fixed_bn is None and known else None

@@ -64,7 +64,9 @@ def candidates(M: int, N: int, arch: str = "sm_90a") -> list[tuple[str, int, int
     divides N and each CTA group, and the swapab schedule (for M up to the contract's
     SWAPAB_MAX_ROWS) at every token tile from the one that covers M in one tile down to
     M / MAX_TOKEN_TILES, with each of its CTA groups."""
-    out = [("tile", bn, cg) for bn in TILE_BNS for cg in CTA_GROUPS if N % bn == 0]
+    from .dispatch import tile_widths
+
+    out = [("tile", bn, cg) for bn in tile_widths(N) for cg in CTA_GROUPS]
     if M > contract.SWAPAB_MAX_ROWS or N % contract.SWAPAB_BM:
         return out
     top = swapab_bn(M)
