@@ -120,7 +120,7 @@ TMA_OPERANDS = {
                        ("sm_100a", "swapab"))),
     "b": ("W [N, K]", (("sm_90a", "tile"), ("sm_100a", "tile"), ("sm_90a", "swapab"),
                        ("sm_100a", "swapab"))),
-    "c": ("mode none: out [M, N]; rs/ar: the workspace [2 * rows_pad, N]", (("sm_90a", "tile"),)),
+    "c": ("mode none: out [M, N]; rs/ar: the workspace [2 * workspace_rows, N]", (("sm_90a", "tile"),)),
 }
 
 #: Scalar parameters in PTX order (after the TMA operands).
@@ -129,7 +129,7 @@ SCALAR_PARAMS = (
     Param("rank", "u32", "Int32", "this rank", _COLL),
     Param("out_ptr", "u64", "Int64", "the caller's output (private; never written by peers)",
           _where(COLLECTIVE_MODES, _ALL, _ALL)),
-    Param("ws_ptr", "u64", "Int64", "own partial workspace [2 parity][rows_pad][N] bf16 "
+    Param("ws_ptr", "u64", "Int64", "own partial workspace [2 parity][workspace_rows][N] bf16 "
           "(sm_100a stores partials from registers; sm_90a reaches it through tma_c)",
           _where((), COLLECTIVE_MODES)),
     Param("flag_ptr", "u64", "Int64", "own flag area (flag_words() int64 words)", _COLL),
@@ -138,6 +138,10 @@ SCALAR_PARAMS = (
     Param("land_ptr", "u64", "Int64", "own decode landing buffer [2 parity][tp src][land_rows][N] "
           "bf16: every rank pushes its partial rows into slot [src]", _SWAPAB),
     Param("peer_ws_ptr", "u64", "Int64", "device u64[tp]: every rank's workspace", _TILE_COLL),
+    Param("push_tmap_ptr", "u64", "Int64", "device: 2 x tp TMA descriptors (TMA_DESC_BYTES each), "
+          "[parity * tp + owner] = owner's workspace slot [rank] of that parity (push_slot_rows "
+          "rows x N; push_descriptor_specs): where the sm_90a unicast epilogue stores its partial "
+          "rows of each owner's chunk", _where(COLLECTIVE_MODES, ())),
     Param("peer_flag_ptr", "u64", "Int64", "device u64[tp]: every rank's flag area", _COLL),
     Param("peer_ar_ptr", "u64", "Int64", "device u64[tp]: every rank's AR buffer (AR; else 0)",
           _TILE_COLL),
@@ -148,7 +152,8 @@ SCALAR_PARAMS = (
           _SWAPAB),
     Param("err_ptr", "u64", "Int64", "error record (ERROR_RECORD_FIELDS i32), host-mapped", _COLL),
     Param("timeout_ns", "u64", "Int64", "bound of every spin-wait", _COLL),
-    Param("rows_pad", "u32", "Int32", "workspace rows per parity (rows_pad())", _TILE_COLL,
+    Param("rows_pad", "u32", "Int32", "AR-buffer rows per parity (rows_pad()); the workspace "
+          "has workspace_rows(rows_pad, tp)", _TILE_COLL,
           fake=256),
     Param("land_rows", "u32", "Int32", "landing rows per source slot (land_rows())", _SWAPAB,
           fake=16),
@@ -215,6 +220,64 @@ def land_rows(max_M: int) -> int:
     return min(cdiv(max_M, 16) * 16, SWAPAB_MAX_ROWS)
 
 
+#: Guard rows before each slot of a pushed workspace: a tile straddling two owners' chunks is
+#: stored to the later owner with its box starting up to BM - 1 rows before that owner's first
+#: row; TMA stores take no negative coordinates (an illegal instruction, seen on the H200), so
+#: the box starts in the guard instead, and its rows before the owner's chunk land there.
+PUSH_GUARD = BM
+
+
+def workspace_rows(rows_pad_: int, tp: int) -> int:
+    """Rows per parity of a rank's workspace [2][workspace_rows][N] (every kernel's parity
+    stride): rows_pad for a pulled partial, plus a guard per slot for a pushed one."""
+    return rows_pad_ + tp * PUSH_GUARD
+
+
+def push_slot_rows(rows_pad_: int, tp: int) -> int:
+    """Data rows of one source slot of a pushed workspace (the sm_90a unicast tile kernels).
+
+    Such a workspace parity is [tp src][PUSH_GUARD + push_slot_rows][N]: slot src of owner o
+    holds src's partial of o's row chunk, local row l = global row - o * chunk(M, tp), at
+    push_row. rows_pad is a multiple of 256, so tp * push_slot_rows == rows_pad and
+    chunk(M, tp) <= push_slot_rows for every M <= max_M.
+    """
+    return rows_pad_ // tp
+
+
+def push_row(parity, src, local_row, rows_pad_, tp):
+    """Workspace row (of [2 * workspace_rows][N]) of local row l of slot src, parity."""
+    return (parity * workspace_rows(rows_pad_, tp)
+            + src * (PUSH_GUARD + push_slot_rows(rows_pad_, tp)) + PUSH_GUARD + local_row)
+
+
+def pushes_partials(arch: str, schedule: str, mode: str, transport: str | None) -> bool:
+    """Whether a kernel pushes its partial rows into the owners' workspace slots (TMA stores
+    from the epilogue; the owner then sums local memory) instead of leaving them in its own
+    workspace for the owners to pull: the sm_90a unicast tile kernels. Multicast kernels pull
+    (the switch sums a multimem load over ranks); sm_100a stores partials from registers."""
+    return (arch == "sm_90a" and schedule == "tile" and mode in COLLECTIVE_MODES
+            and transport == "unicast")
+
+
+#: TMA box ([inner cols, rows]) and swizzle of the pushed partial stores: the sm_90a tile
+#: epilogue's store tile (its EPI_TILE, 128 rows x 32 bf16 through a 64-byte swizzled buffer).
+PUSH_BOX = (32, 128)
+PUSH_SWIZZLE = "64B"
+
+
+def push_descriptor_specs(ws_ptrs, rank: int, rows_pad_: int, N: int) -> list[tuple[int, int]]:
+    """(base address, rows) of each TMA descriptor in rank's push table, in table order
+    [parity * tp + owner]: owner's workspace, parity half, slot [rank] from its guard, so a
+    store box at row coordinate (global row - owner * chunk + PUSH_GUARD) is never negative.
+    The TMA unit clips the box to the guard + slot rows: rows before the owner's chunk land in
+    the guard, rows past the slot are dropped, rows within the slot but past the owner's chunk
+    land in padding no one reads."""
+    tp = len(ws_ptrs)
+    slot = push_slot_rows(rows_pad_, tp)
+    return [(int(ws_ptrs[o]) + push_row(par, rank, -PUSH_GUARD, rows_pad_, tp) * N * 2,
+             PUSH_GUARD + slot) for par in (0, 1) for o in range(tp)]
+
+
 def chunk(M: int, tp: int) -> int:
     """Rows each rank owns: rank r owns [r*chunk, min(M, (r+1)*chunk))."""
     return cdiv(M, tp)
@@ -275,14 +338,19 @@ FLAG_ABORT = 2           # non-zero after a time-out: every wait then gives up a
 FLAG_TILES = 16          # first partial-tile flag word (words 3..15 are reserved)
 
 
-def tile_flag_word(parity, t, nt, m_tiles_max, n_tiles):
-    """Word of the partial flag of tile (t, nt) in workspace parity `parity`."""
-    return (parity * m_tiles_max + t) * n_tiles + nt + FLAG_TILES
+def tile_flag_word(parity, t, nt, src, m_tiles_max, n_tiles, tp):
+    """Word of the partial flag of tile (t, nt), workspace parity `parity`, from rank `src`.
+
+    Pulled workspaces (multicast, sm_100a): rank src sets slot src in its own area when its
+    partial tile is in its own workspace. Pushed (sm_90a unicast): rank src sets slot src in
+    the area of each owner of the tile's rows when those rows have landed in the owner's slot.
+    """
+    return ((parity * m_tiles_max + t) * n_tiles + nt) * tp + src + FLAG_TILES
 
 
 def ar_flag_word(t, nt, owner, m_tiles_max, n_tiles, tp):
     """Word of the AR flag: `owner` has stored its rows of tile (t, nt) into this rank."""
-    return FLAG_TILES + 2 * m_tiles_max * n_tiles + (t * n_tiles + nt) * tp + owner
+    return FLAG_TILES + 2 * m_tiles_max * n_tiles * tp + (t * n_tiles + nt) * tp + owner
 
 
 def flag_words(max_M: int, N: int, tp: int, bn: int = MIN_BN) -> int:

@@ -67,6 +67,10 @@ def template_context(variant: Variant, trace: bool = False) -> dict:
         "is_ar": variant.mode == "ar",
         "is_none": variant.mode == "none",
         "is_multicast": variant.transport == "multicast",
+        # the epilogue stores each owner's rows into that owner's workspace slot (TMA, through
+        # push_tmap_ptr) and the owner sums local slots; else owners pull peers' partials
+        "push": contract.pushes_partials(variant.arch, variant.schedule, variant.mode,
+                                         variant.transport),
         # the kernel's scalar parameters in PTX order (templates/params.j2 renders them)
         "scalar_params": contract.scalar_params(variant.arch, variant.mode, variant.schedule),
         "schedule": variant.schedule,

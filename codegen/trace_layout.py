@@ -4,11 +4,12 @@ Imported by the trace kernels (the sm_90a tile schedule, modes rs/ar, rendered w
 and by :mod:`codegen.runtime.trace`, so the layout has one source. Normal kernels never import
 this module, so it is not part of their cache keys.
 
-The stamps go to the END of the current parity's workspace: rows ``[rows_pad - TRACE_ROWS,
-rows_pad)`` of parity ``epoch % 2`` of the rank's own workspace ``[2, rows_pad, N]`` bf16. The
-GEMM's partial tiles of a call with M rows cover rows ``[0, ceil(M / (BM * cta_group)) * BM *
-cta_group)`` of that parity and peers read only rows below M, so those rows are free when
-:func:`fits` holds; otherwise the kernel writes no stamps at all. CTA ``cta`` owns SLOTS u64
+The stamps go to the END of the current parity's workspace: rows ``[ws_rows - TRACE_ROWS,
+ws_rows)`` of parity ``epoch % 2`` of the rank's own workspace ``[2, ws_rows, N]`` bf16
+(``ws_rows = codegen.contract.workspace_rows``). A pulled partial tile of a call with M rows
+covers rows ``[0, ceil(M / (BM * cta_group)) * BM * cta_group)`` of that parity and peers read
+only rows below M; a pushed one writes each owner slot's rows below ``ceil(M / tp) + BM``. The
+stamp rows are free when :func:`fits` holds; otherwise the kernel writes no stamps at all. CTA ``cta`` owns SLOTS u64
 words (CTA_BYTES bytes) at byte :func:`cta_offset`; each slot is written by exactly one thread
 with a plain ``st.global.u64``.
 """
@@ -52,15 +53,25 @@ def gemm_rows(M, cta_group):
     return (M + step - 1) // step * step
 
 
-def fits(M, cta_group, rows_pad, N, cta):
+def fits(M, cta_group, ws_rows, N, cta, push_tp=0):
     """Whether CTA ``cta``'s stamps are free to write (plain integer arithmetic: the kernel
-    calls it with DSL integers, the runtime with Python ints)."""
-    return (gemm_rows(M, cta_group) <= rows_pad - BM) & ((cta + 1) * CTA_BYTES <= TRACE_ROWS * N * 2)
+    calls it with DSL integers, the runtime with Python ints). ``ws_rows``: the workspace's
+    rows per parity (codegen.contract.workspace_rows).
+
+    Pulled partials: the call's tiles cover rows below gemm_rows. ``push_tp`` > 0: the kernel
+    pushes its partials into push_tp owners' slots (codegen.contract pushes_partials): the
+    stamp rows are then the last data rows of the last slot (each slot is ws_rows / push_tp
+    rows, a guard of BM first), and a source writes a slot's rows below ceil(M / push_tp) + BM
+    only."""
+    ok = (cta + 1) * CTA_BYTES <= TRACE_ROWS * N * 2
+    if push_tp:
+        return ok & ((M + push_tp - 1) // push_tp + BM + TRACE_ROWS <= ws_rows // push_tp - BM)
+    return ok & (gemm_rows(M, cta_group) <= ws_rows - BM)
 
 
-def region_offset(parity, rows_pad, N):
+def region_offset(parity, ws_rows, N):
     """Byte offset of the stamp rows of parity ``parity`` in a rank's workspace."""
-    return (parity * rows_pad + rows_pad - TRACE_ROWS) * N * 2
+    return (parity * ws_rows + ws_rows - TRACE_ROWS) * N * 2
 
 
 def max_ctas(N) -> int:

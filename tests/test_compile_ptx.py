@@ -122,6 +122,15 @@ def test_arch_instructions(built, v):
         assert ".target sm_90a" in ptx
         assert _has(ptx, r"wgmma\.mma_async")
         assert _has(ptx, r"setmaxnreg")
+        # unicast rs/ar push their partial rows into the owners' slots: TMA stores through the
+        # push table's descriptors (a global-memory address, fenced once), never through the
+        # kernel-parameter descriptor tma_c; every other sm_90a tile kernel stores through it
+        push = contract.pushes_partials(v.arch, v.schedule, v.mode, v.transport)
+        gstores = re.findall(r"cp\.async\.bulk\.tensor\.2d\.global\.shared::cta\.bulk_group "
+                             r"\[%rd\d+, \{%r\d+, %r\d+\}\], \[%r\d+\];", ptx)
+        assert bool(gstores) == push
+        assert _has(ptx, r"fence\.proxy\.tensormap::generic\.acquire\.gpu") == push
+        assert _has(ptx, r"cp\.async\.bulk\.tensor\.2d\.global\.shared::cta\.tile\.bulk_group") != push
         assert not _has(ptx, r"tcgen05")
         assert _has(ptx, r"multicast::cluster") == (v.cta_group == 2), "W tile shared by TMA multicast"
     else:

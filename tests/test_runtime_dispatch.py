@@ -80,7 +80,7 @@ def test_geometry():
     assert contract.m_tiles_max(8205) == 66
     assert contract.rows_pad(8205) == 66 * 128
     mt, nt, tp = 66, 7168 // 128, 8
-    assert contract.flag_words(8205, 7168, tp) == 16 + 2 * mt * nt + mt * nt * tp
+    assert contract.flag_words(8205, 7168, tp) == 16 + 2 * mt * nt * tp + mt * nt * tp
     assert contract.out_shape("rs", 1000, 7168, 8) == (125, 7168)
     assert contract.out_shape("rs", 7, 7168, 8) == (1, 7168)
     assert contract.out_shape("ar", 7, 7168, 8) == (7, 7168)

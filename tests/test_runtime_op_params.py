@@ -78,11 +78,12 @@ def test_rs_params_sm90(encoded):
     p = op._params(2, x, w, out, 129, kern)
     rp = contract.rows_pad(MAX_M)
     assert p["tma_a_shape"] == (129, K) and p["tma_b_shape"] == (N, K)
-    assert p["tma_c_shape"] == (2 * rp, N)
+    wr = contract.workspace_rows(rp, TP)
+    assert p["tma_c_shape"] == (2 * wr, N)
     assert encoded == [
         (x.data_ptr(), 129, K, 2 * K, (64, 128), "128B"),
         (w.data_ptr(), N, K, 2 * K, (64, 64), "128B"),
-        (g.workspace(2).ptr, 2 * rp, N, 2 * N, (32, 128), "64B"),  # the workspace, both parities
+        (g.workspace(2).ptr, 2 * wr, N, 2 * N, (32, 128), "64B"),  # the workspace, both parities
     ]
     assert p["rank"] == 2 and p["m"] == 129 and p["out_ptr"] == out.data_ptr()
     assert p["timeout_ns"] == 200_000_000
@@ -90,6 +91,7 @@ def test_rs_params_sm90(encoded):
     assert p["ar_ptr"] == 0 and p["peer_ar_ptr"] == 0 and p["mc_ws_ptr"] == 0
     assert p["err_ptr"] == g.error_record(2).data_ptr()
     assert "ws_ptr" not in p  # sm_90a reaches its workspace through tma_c
+    assert p["push_tmap_ptr"] == g.push_tmaps(2).data_ptr()  # rank 2's own table
     b = pack_params(kern.specs, p).bytes()
     assert struct.unpack_from("<ii", b, 128) == (129, K)
 
@@ -104,6 +106,7 @@ def test_ar_params_sm100(encoded):
     assert p["ws_ptr"] == op.group.workspace(0).ptr and p["ar_ptr"] == op.group.ar_buffer(0).ptr
     assert p["peer_ar_ptr"] == op.group.ar_buffer(0).peer_ptrs.data_ptr() != 0
     assert len(encoded) == 2 and "tma_c" not in p  # sm_100a stores C from registers
+    assert "push_tmap_ptr" not in p  # sm_100a pulls the partials (nothing pushed)
     pack_params(kern.specs, p)
 
 

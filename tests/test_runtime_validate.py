@@ -36,6 +36,12 @@ class CpuGroup(Group):
 
     landing = workspace
 
+    def push_tmaps(self, rank):
+        """A fake table per rank (distinct: packing tests see which rank's was passed)."""
+        if not hasattr(self, "_push"):
+            self._push = [torch.empty(256, dtype=torch.uint8) for _ in range(self.tp)]
+        return self._push[rank]
+
     def error_record(self, rank):
         return self._err[rank]
 

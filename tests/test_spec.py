@@ -144,12 +144,41 @@ def test_contract_geometry_and_flag_words():
     from codegen import contract
 
     mt, nt, tp = contract.m_tiles_max(8205), 7168 // 128, 8
-    assert contract.flag_words(8205, 7168, tp) == 16 + 2 * mt * nt + mt * nt * tp
-    # every tile flag and AR flag lies in the area, and no two share a word
-    words = {contract.tile_flag_word(p, t, n, mt, nt) for p in (0, 1) for t in range(mt) for n in range(nt)}
+    assert contract.flag_words(8205, 7168, tp) == 16 + 2 * mt * nt * tp + mt * nt * tp
+    # every tile flag (one per source rank) and AR flag lies in the area, no two share a word
+    words = {contract.tile_flag_word(p, t, n, s, mt, nt, tp)
+             for p in (0, 1) for t in range(mt) for n in range(nt) for s in range(tp)}
     ar = {contract.ar_flag_word(t, n, o, mt, nt, tp) for t in range(mt) for n in range(nt) for o in range(tp)}
-    assert len(words) == 2 * mt * nt and len(ar) == mt * nt * tp and not words & ar
+    assert len(words) == 2 * mt * nt * tp and len(ar) == mt * nt * tp and not words & ar
     assert min(words) == contract.FLAG_TILES and max(ar) == contract.flag_words(8205, 7168, tp) - 1
     assert contract.kind_size("i32x2") == 8 and contract.kind_size("tma_desc") == 128
     with pytest.raises(ValueError):
         contract.kind_size("f16x")
+
+
+@pytest.mark.parametrize("tp", [2, 4, 8, 16])
+@pytest.mark.parametrize("max_M", [1, 200, 256, 257, 1000, 8205, 32768])
+def test_push_slots_cover_every_chunk(tp, max_M):
+    """A pushed workspace parity is tp slots of push_slot_rows rows: as many bytes as the pulled
+    [rows_pad][N], each slot holds any M <= max_M's chunk, and the descriptor table's entries
+    [parity * tp + owner] start at owner's workspace, parity half, slot [rank]."""
+    from codegen import contract
+
+    rp = contract.rows_pad(max_M)
+    slot = contract.push_slot_rows(rp, tp)
+    assert slot * tp == rp
+    assert all(contract.chunk(M, tp) <= slot for M in range(1, max_M + 1, max(1, max_M // 97)))
+    assert contract.chunk(max_M, tp) <= slot
+    # slots (guard + data rows) tile each parity of the workspace exactly, without overlap
+    G, wr = contract.PUSH_GUARD, contract.workspace_rows(rp, tp)
+    assert [contract.push_row(p, s, -G, rp, tp) for p in (0, 1) for s in range(tp)] == \
+        [p * wr + s * (G + slot) for p in (0, 1) for s in range(tp)]
+    assert contract.push_row(1, tp - 1, slot, rp, tp) == 2 * wr
+    N, rank = 7168, tp - 1
+    ws = [0x10_0000_0000 * (o + 1) for o in range(tp)]
+    specs = contract.push_descriptor_specs(ws, rank, rp, N)
+    assert len(specs) == 2 * tp
+    for par in (0, 1):
+        for o in range(tp):
+            assert specs[par * tp + o] == (
+                ws[o] + contract.push_row(par, rank, -G, rp, tp) * N * 2, G + slot)

@@ -133,10 +133,11 @@ def test_buffer_specs_follow_the_contract(tp, max_M):
     rs = {s.name: s for s in buffer_specs(max_M, N, tp, "rs")}
     ar = {s.name: s for s in buffer_specs(max_M, N, tp, "ar")}
     rp = contract.cdiv(max_M, 256) * 2 * 128
-    assert rs["workspace"].shape == (2, rp, N) and rs["workspace"].dtype == "bfloat16"
-    assert rs["workspace"].nbytes == 2 * rp * N * 2
+    wr = rp + tp * 128       # a guard of 128 rows per pushed slot
+    assert rs["workspace"].shape == (2, wr, N) and rs["workspace"].dtype == "bfloat16"
+    assert rs["workspace"].nbytes == 2 * wr * N * 2
     mt, nt = rp // 128, N // 128
-    assert rs["flags"].shape == (16 + 2 * mt * nt + mt * nt * tp,)
+    assert rs["flags"].shape == (16 + 2 * mt * nt * tp + mt * nt * tp,)
     lr = min(-(-max_M // 16) * 16, 512)
     assert rs["landing"].shape == ar["landing"].shape == (2, tp, lr, N) and rs["landing"].symmetric
     assert rs["flags"].dtype == "int64" and rs["flags"].symmetric
@@ -146,8 +147,8 @@ def test_buffer_specs_follow_the_contract(tp, max_M):
 
 def test_buffer_specs_32768_sizes():
     specs = {s.name: s for s in buffer_specs(32768, 7168, 8, "ar")}
-    assert specs["workspace"].nbytes == 2 * 32768 * 7168 * 2  # 896 MiB per buffer
-    assert specs["flags"].nbytes == 8 * (16 + 2 * 256 * 56 + 256 * 56 * 8)
+    assert specs["workspace"].nbytes == 2 * (32768 + 8 * 128) * 7168 * 2  # 924 MiB per buffer
+    assert specs["flags"].nbytes == 8 * (16 + 2 * 256 * 56 * 8 + 256 * 56 * 8)
     assert specs["landing"].nbytes == 2 * 8 * 512 * 7168 * 2  # 112 MiB: M <= 512 only
 
 

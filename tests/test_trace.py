@@ -202,9 +202,10 @@ class _Group:
     def __init__(self, max_M, N):
         import torch
 
-        self.max_M, self.N = max_M, N
+        self.max_M, self.N, self.tp = max_M, N, 2
         self.rows_pad = contract.rows_pad(max_M)
-        self.ws = torch.zeros(2, self.rows_pad, N, dtype=torch.bfloat16)
+        self.workspace_rows = contract.workspace_rows(self.rows_pad, self.tp)
+        self.ws = torch.zeros(2, self.workspace_rows, N, dtype=torch.bfloat16)
         self.fl = torch.zeros(contract.flag_words(max_M, N, 2), dtype=torch.int64)
 
     def workspace(self, rank):
@@ -218,7 +219,7 @@ class _Group:
         import torch
 
         raw = self.ws.view(-1).view(torch.uint8)
-        off = trace_layout.region_offset(parity, self.rows_pad, self.N)
+        off = trace_layout.region_offset(parity, self.workspace_rows, self.N)
         data = torch.from_numpy(np.ascontiguousarray(stamps, dtype="<i8").view(np.uint8).reshape(-1).copy())
         raw[off: off + len(data)] = data
 
@@ -234,12 +235,15 @@ def test_read_stamps_round_trip():
     e = last_epoch(g, 0)
     got = read_stamps(g, 0, 16384, e % 2, epoch=e, cta_group=2)
     assert got.shape == (132, 16) and (got == s).all()
+    assert (read_stamps(g, 0, 16384, e % 2, epoch=e, cta_group=2, pushed=False) == s).all()
     with pytest.raises(TraceError, match="no stamps"):
         read_stamps(g, 0, 16384, 0)
     with pytest.raises(TraceError, match="not 11"):
         read_stamps(g, 0, 16384, 1, epoch=11)
     with pytest.raises(TraceError, match="no free rows"):
-        read_stamps(g, 0, 16384 + 400, 1)
+        read_stamps(g, 0, 16384 + 400, 1)                 # pushed: the chunk leaves no room
+    with pytest.raises(TraceError, match="no free rows"):
+        read_stamps(g, 0, 17025, 1, pushed=False)         # pulled: the tiles reach the stamps
     s[5, trace_layout.SLOT["epoch"]] = 7
     g.write(1, s)
     with pytest.raises(TraceError, match=r"CTAs \[5\] hold stamps of epoch 7"):
@@ -255,6 +259,10 @@ def test_layout_fits_matches_the_condition():
     assert not trace_layout.fits(16769, 1, rp, 7168, 0)
     assert not trace_layout.fits(4096, 1, rp, 128, 16) and trace_layout.fits(4096, 1, rp, 128, 15)
     assert trace_layout.max_ctas(7168) == 896
+    # pushed (tp 2): slots of rp / 2 data rows after a guard; a chunk + BM + the stamp rows fit
+    wr = contract.workspace_rows(rp, 2)
+    assert trace_layout.fits(2 * (rp // 2 - 136), 1, wr, 7168, 0, 2)
+    assert not trace_layout.fits(2 * (rp // 2 - 136) + 1, 1, wr, 7168, 0, 2)
 
 
 # ---- a real compile (slow): the stamps are in the PTX, the entry is the contract's ---------------
@@ -277,7 +285,9 @@ def test_trace_kernels_compile(tmp_path):
         assert len(re.findall(r"st\.global\.u64", ptx)) >= trace_layout.SLOTS
         assert re.search(r"mov\.u64 %rd\d+, %globaltimer;", ptx)
         # the publish wait is timed around the TMA store completion wait
-        timed = r"%globaltimer;\s*// end inline asm\s*cp\.async\.bulk\.wait_group\s+0;\s*// begin inline asm\s*mov\.u64 %rd\d+, %globaltimer;"
+        timed = (r"%globaltimer;\s*// end inline asm\s*cp\.async\.bulk\.wait_group\s+0;\s*"
+                 r"// begin inline asm\s*fence\.proxy\.async\.global;\s*// end inline asm\s*"
+                 r"// begin inline asm\s*mov\.u64 %rd\d+, %globaltimer;")
         assert len(re.findall(timed, ptx)) == 2   # in the tile loop and after it
         res = next(iter(meta["resources"]["kernels"].values()))
         assert res["local_bytes"] == 0, "the stamps must not make the kernel spill"

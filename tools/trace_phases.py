@@ -11,7 +11,7 @@ then, on the GPUs (one process per GPU; builds nothing, loads from $CODEGEN_CACH
       NVSHMEM_DISABLE_NVLS=1 PYTHONPATH=. torchrun --nproc-per-node 2 tools/trace_phases.py \
       --ms 4096,16384 --ks 768,2304 --json out/trace_phases.json
 
-Per (mode, K, M): one SymmMemGroup per mode (unicast, max_M = max(ms) + 512 so the stamp rows
+Per (mode, K, M): one SymmMemGroup per mode (unicast, max_M = max(ms) + 832 so the stamp rows
 at the end of each workspace parity stay free), a GemmRsAr with the tile schedule and the
 (BN, cta_group) the benchmark's fused row used (the tuning table under --tuning-root, default
 the repo's generated/, at M; else the built-in dispatch; --bn / --cta-group fix them). After
@@ -101,7 +101,7 @@ class Tracer:
         self.args, self.torch, self.dist, self.device = args, torch, dist, device
         self.rank, self.tp = dist.get_rank(), dist.get_world_size()
         self.N = args.n
-        self.max_M = max(args.ms) + 512
+        self.max_M = max(args.ms) + 512 + 160 * 2   # stamp room (codegen.trace_layout.fits)
         self.ops: dict = {}
 
     def say(self, text: str) -> None:

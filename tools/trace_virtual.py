@@ -48,7 +48,9 @@ def main(argv=None) -> int:
     from codegen.runtime import GemmRsAr, VirtualGroup
     from codegen.runtime.trace import last_epoch, read_stamps, summarize
 
-    rows, max_M = [], max(a.ms) + 512
+    # room for the stamps after the partials: past the tiles (pulled) or past each owner's
+    # chunk in its slot (pushed: codegen.trace_layout.fits)
+    rows, max_M = [], max(a.ms) + 512 + 160 * a.tp
     for mode in a.modes.split(","):
         group = VirtualGroup(tp=a.tp, max_M=max_M, N=a.n, mode=mode)
         for K in a.ks:

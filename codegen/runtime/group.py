@@ -17,6 +17,8 @@ import torch
 
 from codegen import contract
 
+from .push_table import push_table
+
 
 @dataclass(frozen=True)
 class SymmetricBuffer:
@@ -56,7 +58,7 @@ class Group(abc.ABC):
 
     @abc.abstractmethod
     def workspace(self, rank: int) -> SymmetricBuffer:
-        """Partial workspace [2, rows_pad, N] bf16."""
+        """Partial workspace [2, contract.workspace_rows(rows_pad, tp), N] bf16."""
 
     @abc.abstractmethod
     def flags(self, rank: int) -> SymmetricBuffer:
@@ -73,6 +75,11 @@ class Group(abc.ABC):
         Lamport sentinel (kernels re-arm what they consume)."""
 
     @abc.abstractmethod
+    def push_tmaps(self, rank: int) -> torch.Tensor:
+        """Device uint8 [2 * tp * TMA_DESC_BYTES]: the TMA descriptors of the owners' workspace
+        slots `rank` stores its partial rows into (push_table.py; `push_tmap_ptr`)."""
+
+    @abc.abstractmethod
     def error_record(self, rank: int) -> torch.Tensor:
         """Pinned host i32[8] error record of `rank` (KERNEL-CONTRACT.md "Error record")."""
 
@@ -87,6 +94,10 @@ class Group(abc.ABC):
     @property
     def rows_pad(self) -> int:
         return contract.rows_pad(self.max_M)
+
+    @property
+    def workspace_rows(self) -> int:
+        return contract.workspace_rows(self.rows_pad, self.tp)
 
     @property
     def m_tiles_max(self) -> int:
@@ -151,7 +162,8 @@ class VirtualGroup(Group):
         rp = contract.rows_pad(max_M)
         nf = contract.flag_words(max_M, N, tp)
         with torch.cuda.device(dev):
-            self._ws = [torch.zeros(2, rp, N, dtype=torch.bfloat16, device=dev) for _ in range(tp)]
+            wr = contract.workspace_rows(rp, tp)
+            self._ws = [torch.zeros(2, wr, N, dtype=torch.bfloat16, device=dev) for _ in range(tp)]
             self._flags = [torch.zeros(nf, dtype=torch.int64, device=dev) for _ in range(tp)]
             self._ar = ([torch.zeros(2, rp, N, dtype=torch.bfloat16, device=dev) for _ in range(tp)]
                         if mode == "ar" else None)
@@ -171,6 +183,8 @@ class VirtualGroup(Group):
             self._flag_table = table(self._flags)
             self._ar_table = table(self._ar) if self._ar is not None else None
             self._land_table = table(self._land)
+            ws_ptrs = [t.data_ptr() for t in self._ws]
+            self._push = [push_table(ws_ptrs, r, rp, N, dev) for r in range(tp)]
         torch.cuda.synchronize(dev)  # the zeroing must land before any kernel reads the flags
 
     @property
@@ -190,6 +204,9 @@ class VirtualGroup(Group):
 
     def landing(self, rank: int) -> SymmetricBuffer:
         return SymmetricBuffer(self._land[rank], self._land_table)
+
+    def push_tmaps(self, rank: int) -> torch.Tensor:
+        return self._push[rank]
 
     def error_record(self, rank: int) -> torch.Tensor:
         return self._err[rank]

@@ -62,12 +62,12 @@ def tma_operands(kern: LoadedKernel, t: CallTensors, group=None, rank: int = 0) 
     `source` names the call tensor the operand reads ('x', 'weight', 'out'), or None for a
     group buffer (fixed per rank). a = x [M, K], b = W [N, K], c = the tile-store target (mode
     none and the decode schedule: out [M, N]; rs/ar tile: this rank's workspace viewed as
-    [2 * rows_pad, N]).
+    [2 * workspace_rows, N]).
     """
     if kern.mode == "none" or kern.variant.schedule != "tile":
         c = (t.out.data_ptr(), t.M, t.N, "out")    # (no tma_c outside the sm_90a tile kernels)
     else:
-        c = (group.workspace(rank).ptr, 2 * group.rows_pad, t.N, None)
+        c = (group.workspace(rank).ptr, 2 * group.workspace_rows, t.N, None)
     every = {"a": (t.x.data_ptr(), t.M, t.K, "x"), "b": (t.weight.data_ptr(), t.N, t.K, "weight"),
              "c": c}
     return {name: every[name] for name in contract.tma_operands(kern.arch, kern.variant.schedule)}
@@ -85,11 +85,12 @@ def _tma_values(kern: LoadedKernel, operands: dict, descriptors: Descriptors) ->
     return values
 
 
-def _collective_values(group, rank: int, transport: str, timeout_ns: int) -> dict:
+def _collective_values(group, rank: int, transport: str, timeout_ns: int, names) -> dict:
     ws, fl, ar = group.workspace(rank), group.flags(rank), group.ar_buffer(rank)
     land = group.landing(rank)
     mc = transport == "multicast"
     return {
+        "push_tmap_ptr": group.push_tmaps(rank).data_ptr() if "push_tmap_ptr" in names else 0,
         "land_ptr": land.ptr,
         "peer_land_ptr": land.peer_ptrs.data_ptr(),
         "mc_land_ptr": land.multicast_ptr if mc else 0,
@@ -117,9 +118,9 @@ def kernel_arguments(kern: LoadedKernel, t: CallTensors, descriptors: Descriptor
     (the TMA operands are :func:`tma_operands`)."""
     values = _tma_values(kern, tma_operands(kern, t, group, rank), descriptors)
     values.update({"m": t.M, "out_ptr": t.out.data_ptr()})
-    if kern.mode != "none":
-        values.update(_collective_values(group, rank, transport, timeout_ns))
     names = [name for name, _ in contract.kernel_params(kern.arch, kern.mode, kern.variant.schedule)]
+    if kern.mode != "none":
+        values.update(_collective_values(group, rank, transport, timeout_ns, names))
     missing = [n for n in names if n not in values]
     if missing:  # a contract parameter this module does not know how to fill: a code bug
         raise InputError(f"no value for contract parameter(s) {missing} of {kern.entry.variant}")

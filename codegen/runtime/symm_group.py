@@ -22,6 +22,7 @@ import torch
 from codegen import contract
 
 from .group import Group, SymmetricBuffer, _pinned_device_ptr
+from .push_table import push_table
 from .symm_env import enforce_no_multicast
 from .transport import multicast_unavailable_reason
 
@@ -52,7 +53,7 @@ class BufferSpec:
 def buffer_specs(max_M: int, N: int, tp: int, mode: str) -> list[BufferSpec]:
     """The buffers of one rank (KERNEL-CONTRACT.md "Shapes" / "Flag area"), pure.
 
-    workspace [2, rows_pad, N] bf16, flags int64[flag_words] (sized for the smallest BN so every
+    workspace [2, workspace_rows, N] bf16, flags int64[flag_words] (sized for the smallest BN so every
     BN fits), AR buffer [2, rows_pad, N] bf16 (mode 'ar' only), the decode landing buffer
     [2, tp, land_rows, N] bf16, error record i32[8] (pinned host memory, not symmetric).
     """
@@ -65,7 +66,7 @@ def buffer_specs(max_M: int, N: int, tp: int, mode: str) -> list[BufferSpec]:
     if max_M < 1:
         raise ValueError(f"max_M={max_M}: must be >= 1")
     rp = contract.rows_pad(max_M)
-    specs = [BufferSpec("workspace", (2, rp, N), "bfloat16", True),
+    specs = [BufferSpec("workspace", (2, contract.workspace_rows(rp, tp), N), "bfloat16", True),
              BufferSpec("flags", (contract.flag_words(max_M, N, tp),), "int64", True)]
     if mode == "ar":
         specs.append(BufferSpec("ar", (2, rp, N), "bfloat16", True))
@@ -213,6 +214,8 @@ class SymmMemGroup(Group):
             for b in self._bufs.values():
                 b.local.zero_()  # flags must start at 0; ws / AR only for tidy debugging
             self._bufs["landing"].local.fill_(-0.0)  # armed with the Lamport sentinel
+            ws_ptrs = [p & (1 << 64) - 1 for p in self._bufs["workspace"].peer_ptrs.tolist()]
+            self._push = push_table(ws_ptrs, self.rank, contract.rows_pad(max_M), N, self.device)
             self._err = torch.zeros(contract.ERROR_RECORD_WORDS, dtype=torch.int32, pin_memory=True)
             self._err_dev = _pinned_device_ptr(self._err, self.device.index)
             torch.cuda.synchronize(self.device)
@@ -293,6 +296,10 @@ class SymmMemGroup(Group):
     def landing(self, rank: int) -> SymmetricBuffer:
         self._own(rank)
         return self._bufs["landing"]
+
+    def push_tmaps(self, rank: int) -> torch.Tensor:
+        self._own(rank)
+        return self._push
 
     def error_record(self, rank: int) -> torch.Tensor:
         self._own(rank)

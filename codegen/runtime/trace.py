@@ -36,7 +36,7 @@ def stamp_rows(group, rank: int, epoch_parity: int):
     """The int64 view [max_ctas, SLOTS] (on the device) of `rank`'s stamp rows of a parity."""
     import torch
 
-    ws = group.workspace(rank).local                     # [2, rows_pad, N] bf16
+    ws = group.workspace(rank).local                     # [2, workspace_rows, N] bf16
     rp, n = ws.shape[1], ws.shape[2]
     rows = ws[epoch_parity, rp - trace_layout.TRACE_ROWS:rp]   # contiguous: TRACE_ROWS * N bf16
     flat = rows.reshape(-1).view(torch.int64)           # 4 bf16 per u64
@@ -45,20 +45,23 @@ def stamp_rows(group, rank: int, epoch_parity: int):
 
 
 def read_stamps(group, rank: int, M: int, epoch_parity: int, *, epoch: int | None = None,
-                cta_group: int = 1) -> np.ndarray:
+                cta_group: int = 1, pushed: bool = True) -> np.ndarray:
     """The stamps of `rank`'s last call with M rows: int64 array [ncta, SLOTS] (host copy).
 
     `epoch_parity`: ``epoch % 2`` of that call (:func:`last_epoch`); `epoch` (optional): the
-    epoch every CTA must have recorded. The caller synchronises the call's stream first.
-    Raises TraceError when the stamps cannot be there (M too large for the group's rows_pad:
-    the kernel then writes none) or are not this call's (no magic word, another epoch).
+    epoch every CTA must have recorded; `pushed`: the kernel pushes its partials into the
+    owners' slots (codegen.contract.pushes_partials: the unicast trace kernels). The caller
+    synchronises the call's stream first. Raises TraceError when the stamps cannot be there (M
+    too large for the group's workspace: the kernel then writes none) or are not this call's
+    (no magic word, another epoch).
     """
     if epoch_parity not in (0, 1):
         raise ValueError(f"epoch_parity = {epoch_parity!r} must be 0 or 1")
-    rp = group.rows_pad
-    if trace_layout.gemm_rows(M, cta_group) > rp - trace_layout.BM:
-        raise TraceError(f"M = {M} (cta_group {cta_group}) leaves no free rows for stamps in "
-                         f"rows_pad = {rp}: make the group with max_M >= M + {2 * trace_layout.BM}")
+    wr = group.workspace_rows
+    if not trace_layout.fits(M, cta_group, wr, group.N, 0, group.tp if pushed else 0):
+        need = 2 * M + 4 * trace_layout.BM if pushed else M + 2 * trace_layout.BM
+        raise TraceError(f"M = {M} (cta_group {cta_group}) leaves no free rows for stamps in a "
+                         f"workspace of {wr} rows per parity: make the group with max_M >= {need}")
     table = stamp_rows(group, rank, epoch_parity).cpu().numpy()
     head = table[0]
     if int(head[SLOT["magic"]]) != trace_layout.MAGIC:
