@@ -259,10 +259,20 @@ def pushes_partials(arch: str, schedule: str, mode: str, transport: str | None) 
             and transport == "unicast")
 
 
-#: TMA box ([inner cols, rows]) and swizzle of the pushed partial stores: the sm_90a tile
-#: epilogue's store tile (its EPI_TILE, 128 rows x 32 bf16 through a 64-byte swizzled buffer).
-PUSH_BOX = (32, 128)
-PUSH_SWIZZLE = "64B"
+#: TMA boxes ([inner cols, rows]) and swizzles of the pushed partial stores, one descriptor
+#: family each: the sm_90a tile epilogue's store tile (its EPI_TILE) is 128 rows x 64 bf16
+#: through a 128-byte swizzled buffer where BN is a multiple of 64 (128-byte rows: fuller
+#: NVLink writes), else (BN 224) 128 x 32 through a 64-byte swizzle. Family f of the push
+#: table holds 2 x tp descriptors from entry f * 2 * tp.
+PUSH_BOXES = (((32, 128), "64B"), ((64, 128), "128B"))
+
+
+def push_family(epi_cols: int) -> int:
+    """The push-table family of an epilogue store box epi_cols wide (ValueError if none)."""
+    for f, ((cols, _), _) in enumerate(PUSH_BOXES):
+        if cols == epi_cols:
+            return f
+    raise ValueError(f"no push descriptor family for a {epi_cols}-column store box")
 
 
 def push_descriptor_specs(ws_ptrs, rank: int, rows_pad_: int, N: int) -> list[tuple[int, int]]:

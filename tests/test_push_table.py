@@ -1,6 +1,8 @@
 """The push table (codegen/runtime/push_table.py): what each rank's epilogue stores through."""
 import struct
 
+import pytest
+
 from codegen import contract
 from codegen.runtime import push_table
 
@@ -20,16 +22,22 @@ def test_push_descriptors_encode_each_owner_slot():
     assert wr == tp * (G + slot)
     ws = [0x7000_0000_0000 + o * 0x1_0000_0000 for o in range(tp)]
     blob = push_table.push_descriptors(ws, rank, rp, N, encode=fake)
-    assert len(blob) == 2 * tp * contract.TMA_DESC_BYTES
-    for par in (0, 1):
-        for o in range(tp):
-            i = par * tp + o
-            base = ws[o] + (par * wr + rank * (G + slot)) * N * 2
-            # descriptor i: owner o's workspace, parity half, the slot of `rank` from its
-            # guard: guard + slot rows x N; local row 0 of the slot is coordinate G
-            assert calls[i] == (base, G + slot, N, 2 * N, contract.PUSH_BOX, contract.PUSH_SWIZZLE)
-            assert base + G * N * 2 == ws[o] + contract.push_row(par, rank, 0, rp, tp) * N * 2
-            assert struct.unpack_from("<QQ", blob, i * contract.TMA_DESC_BYTES) == (base, G + slot)
+    fams = contract.PUSH_BOXES
+    assert len(blob) == len(fams) * 2 * tp * contract.TMA_DESC_BYTES
+    for i, (f, par, o) in enumerate((f, par, o) for f in range(len(fams)) for par in (0, 1)
+                                    for o in range(tp)):
+        base = ws[o] + (par * wr + rank * (G + slot)) * N * 2
+        # descriptor (family f, parity, owner o): owner o's workspace, parity half, the slot
+        # of `rank` from its guard: guard + slot rows x N; local row 0 is coordinate G
+        assert calls[i] == (base, G + slot, N, 2 * N, *fams[f])
+        assert base + G * N * 2 == ws[o] + contract.push_row(par, rank, 0, rp, tp) * N * 2
+        assert struct.unpack_from("<QQ", blob, i * contract.TMA_DESC_BYTES) == (base, G + slot)
+
+
+def test_push_families():
+    assert contract.push_family(32) == 0 and contract.push_family(64) == 1
+    with pytest.raises(ValueError):
+        contract.push_family(128)
 
 
 def test_pushing_kernels():

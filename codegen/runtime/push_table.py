@@ -14,11 +14,13 @@ from .tma import encode_bf16_2d
 
 
 def push_descriptors(ws_ptrs, rank: int, rows_pad: int, N: int, encode=None) -> bytes:
-    """The table's bytes: 2 x tp descriptors of TMA_DESC_BYTES, order [parity * tp + owner]."""
+    """The table's bytes: one family of 2 x tp descriptors (TMA_DESC_BYTES each, order
+    [parity * tp + owner]) per contract.PUSH_BOXES entry, family after family."""
     encode = encode or encode_bf16_2d
-    out = b"".join(encode(ptr, rows, N, N * 2, contract.PUSH_BOX, contract.PUSH_SWIZZLE)
-                   for ptr, rows in contract.push_descriptor_specs(ws_ptrs, rank, rows_pad, N))
-    assert len(out) == 2 * len(ws_ptrs) * contract.TMA_DESC_BYTES
+    specs = contract.push_descriptor_specs(ws_ptrs, rank, rows_pad, N)
+    out = b"".join(encode(ptr, rows, N, N * 2, box, swizzle)
+                   for box, swizzle in contract.PUSH_BOXES for ptr, rows in specs)
+    assert len(out) == len(contract.PUSH_BOXES) * 2 * len(ws_ptrs) * contract.TMA_DESC_BYTES
     return out
 
 
