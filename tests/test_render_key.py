@@ -26,9 +26,13 @@ def test_context_has_named_variables():
         "bn": 256, "bk": 64, "cta_group": 2, "tp": 4, "dtype": "bf16",
         "variant_name": "gemm_rs_multicast_sm100a_bn256_cg2_tp4_bf16",
         "is_rs": True, "is_ar": False, "is_none": False, "is_multicast": True,
+        "push": False,
         "scalar_params": contract.scalar_params("sm_100a", "rs"), "schedule": "tile",
         "trace": False,
     }
+    # the sm_90a unicast tile rs/ar kernels push their partials into the owners' slots
+    assert template_context(Variant("sm_90a", "rs", "unicast", 256, 2, 4))["push"] is True
+    assert template_context(Variant("sm_90a", "rs", "multicast", 256, 2, 4))["push"] is False
 
 
 def test_render_output_and_dependencies(tmpl_dir, pkg_dir):
