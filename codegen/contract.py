@@ -275,6 +275,25 @@ def push_family(epi_cols: int) -> int:
     raise ValueError(f"no push descriptor family for a {epi_cols}-column store box")
 
 
+def push_first_owner(t, m, tp):
+    """The first owner whose row chunk row tile t's rows meet (with push_last_owner: the
+    owners a pushed tile's rows are stored to and whose flag areas get its flag). Plain
+    integer arithmetic: the kernels call these with DSL integers (and the DSL's min)."""
+    return (t * BM) // ((m + tp - 1) // tp)
+
+
+def push_last_owner(t, m, tp, imin=min):
+    """The last owner (inclusive) whose row chunk row tile t's rows below m meet. For a tile
+    past m it is below push_first_owner (tp divides BM); the kernels also skip such tiles."""
+    return (imin(t * BM + BM, m) - 1) // ((m + tp - 1) // tp)
+
+
+def push_coordinate(t, o, m, tp):
+    """Row coordinate, in owner o's slot descriptor (which starts at the slot's guard), of the
+    first row of row tile t: >= 0 for every owner of push_owners(t, ...)."""
+    return t * BM - o * ((m + tp - 1) // tp) + PUSH_GUARD
+
+
 def push_descriptor_specs(ws_ptrs, rank: int, rows_pad_: int, N: int) -> list[tuple[int, int]]:
     """(base address, rows) of each TMA descriptor in rank's push table, in table order
     [parity * tp + owner]: owner's workspace, parity half, slot [rank] from its guard, so a

@@ -47,3 +47,45 @@ def test_pushing_kernels():
     assert not contract.pushes_partials("sm_100a", "tile", "rs", "unicast")
     assert not contract.pushes_partials("sm_90a", "swapab", "rs", "unicast")
     assert not contract.pushes_partials("sm_90a", "tile", "none", None)
+
+
+@pytest.mark.parametrize("tp", [2, 4, 8, 16])
+def test_push_geometry_covers_every_chunk_once(tp):
+    """Simulate the pushed stores (push_first_owner / push_last_owner, push_coordinate, the
+    TMA unit's clipping to
+    guard + slot rows) for every row tile of many M: each owner's chunk rows are written exactly
+    once, each from its own global row, never outside the slot's guard + data rows; and the
+    tiles whose flags a source releases in owner o's area are exactly the tiles of o's units
+    (what o's communication warps wait for), so no wait can miss its flag."""
+    from codegen.contract import (BM, PUSH_GUARD, chunk, owner_units, push_coordinate,
+                                  push_first_owner, push_last_owner, push_slot_rows, rows_pad,
+                                  unit_piece)
+
+    Ms = sorted(set(list(range(1, 300)) + [383, 384, 385, 511, 512, 1000, 1025, 2047, 4097, 8205]))
+    for M in Ms:
+        slot = push_slot_rows(rows_pad(M), tp)
+        c = chunk(M, tp)
+        written = {o: [] for o in range(tp)}
+        flagged = {o: set() for o in range(tp)}
+        for t in range(-(-M // BM) + 2):                    # and padding tiles past M
+            first, last = push_first_owner(t, M, tp), push_last_owner(t, M, tp)
+            if t * BM >= M:
+                assert last < first                          # nothing past M is pushed
+                continue
+            assert 0 <= first <= last < tp
+            for o in range(first, last + 1):
+                flagged[o].add(t)
+                coord = push_coordinate(t, o, M, tp)
+                assert coord >= 0, (M, t, o)                 # never a negative coordinate
+                for i in range(BM):
+                    r = coord + i                            # row of the descriptor (from the guard)
+                    if r >= PUSH_GUARD + slot:
+                        continue                             # clipped by the TMA unit
+                    local = r - PUSH_GUARD
+                    if 0 <= local < min(c, M - o * c):
+                        written[o].append((local, t * BM + i))
+        for o in range(tp):
+            valid = max(0, min(c, M - o * c))
+            assert sorted(written[o]) == [(l, o * c + l) for l in range(valid)], (M, o)
+            waited = {unit_piece(o, u, M, c, 1)[0] for u in range(owner_units(o, M, c, 1))}
+            assert flagged[o] == waited, (M, o)
