@@ -138,10 +138,11 @@ SCALAR_PARAMS = (
     Param("land_ptr", "u64", "Int64", "own decode landing buffer [2 parity][tp src][land_rows][N] "
           "bf16: every rank pushes its partial rows into slot [src]", _SWAPAB),
     Param("peer_ws_ptr", "u64", "Int64", "device u64[tp]: every rank's workspace", _TILE_COLL),
-    Param("push_tmap_ptr", "u64", "Int64", "device: 2 x tp TMA descriptors (TMA_DESC_BYTES each), "
-          "[parity * tp + owner] = owner's workspace slot [rank] of that parity (push_slot_rows "
-          "rows x N; push_descriptor_specs): where the sm_90a unicast epilogue stores its partial "
-          "rows of each owner's chunk", _where(COLLECTIVE_MODES, ())),
+    Param("push_tmap_ptr", "u64", "Int64", "device: TMA descriptors (TMA_DESC_BYTES each), one "
+          "family of 2 x tp per PUSH_BOXES box, entry (family * 2 + parity) * tp + owner = "
+          "owner's workspace slot [rank] of that parity from its guard (push_descriptor_specs): "
+          "where the sm_90a unicast epilogue stores its partial rows of each owner's chunk",
+          _where(COLLECTIVE_MODES, ())),
     Param("peer_flag_ptr", "u64", "Int64", "device u64[tp]: every rank's flag area", _COLL),
     Param("peer_ar_ptr", "u64", "Int64", "device u64[tp]: every rank's AR buffer (AR; else 0)",
           _TILE_COLL),
@@ -290,13 +291,13 @@ def push_last_owner(t, m, tp, imin=min):
 
 def push_coordinate(t, o, m, tp):
     """Row coordinate, in owner o's slot descriptor (which starts at the slot's guard), of the
-    first row of row tile t: >= 0 for every owner of push_owners(t, ...)."""
+    first row of row tile t: >= 0 for every owner from push_first_owner to push_last_owner."""
     return t * BM - o * ((m + tp - 1) // tp) + PUSH_GUARD
 
 
 def push_descriptor_specs(ws_ptrs, rank: int, rows_pad_: int, N: int) -> list[tuple[int, int]]:
-    """(base address, rows) of each TMA descriptor in rank's push table, in table order
-    [parity * tp + owner]: owner's workspace, parity half, slot [rank] from its guard, so a
+    """(base address, rows) of each TMA descriptor of one family of rank's push table, in
+    table order [parity * tp + owner] (every family has the same): owner's workspace, parity half, slot [rank] from its guard, so a
     store box at row coordinate (global row - owner * chunk + PUSH_GUARD) is never negative.
     The TMA unit clips the box to the guard + slot rows: rows before the owner's chunk land in
     the guard, rows past the slot are dropped, rows within the slot but past the owner's chunk

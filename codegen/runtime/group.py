@@ -76,8 +76,9 @@ class Group(abc.ABC):
 
     @abc.abstractmethod
     def push_tmaps(self, rank: int) -> torch.Tensor:
-        """Device uint8 [2 * tp * TMA_DESC_BYTES]: the TMA descriptors of the owners' workspace
-        slots `rank` stores its partial rows into (push_table.py; `push_tmap_ptr`)."""
+        """Device uint8 [len(PUSH_BOXES) * 2 * tp * TMA_DESC_BYTES]: the TMA descriptors of the
+        owners' workspace slots `rank` stores its partial rows into (push_table.py;
+        `push_tmap_ptr`)."""
 
     @abc.abstractmethod
     def error_record(self, rank: int) -> torch.Tensor:

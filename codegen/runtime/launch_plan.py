@@ -85,12 +85,12 @@ def _tma_values(kern: LoadedKernel, operands: dict, descriptors: Descriptors) ->
     return values
 
 
-def _collective_values(group, rank: int, transport: str, timeout_ns: int, names) -> dict:
+def _collective_values(group, rank: int, transport: str, timeout_ns: int) -> dict:
     ws, fl, ar = group.workspace(rank), group.flags(rank), group.ar_buffer(rank)
     land = group.landing(rank)
     mc = transport == "multicast"
     return {
-        "push_tmap_ptr": group.push_tmaps(rank).data_ptr() if "push_tmap_ptr" in names else 0,
+        "push_tmap_ptr": group.push_tmaps(rank).data_ptr(),
         "land_ptr": land.ptr,
         "peer_land_ptr": land.peer_ptrs.data_ptr(),
         "mc_land_ptr": land.multicast_ptr if mc else 0,
@@ -118,9 +118,9 @@ def kernel_arguments(kern: LoadedKernel, t: CallTensors, descriptors: Descriptor
     (the TMA operands are :func:`tma_operands`)."""
     values = _tma_values(kern, tma_operands(kern, t, group, rank), descriptors)
     values.update({"m": t.M, "out_ptr": t.out.data_ptr()})
-    names = [name for name, _ in contract.kernel_params(kern.arch, kern.mode, kern.variant.schedule)]
     if kern.mode != "none":
-        values.update(_collective_values(group, rank, transport, timeout_ns, names))
+        values.update(_collective_values(group, rank, transport, timeout_ns))
+    names = [name for name, _ in contract.kernel_params(kern.arch, kern.mode, kern.variant.schedule)]
     missing = [n for n in names if n not in values]
     if missing:  # a contract parameter this module does not know how to fill: a code bug
         raise InputError(f"no value for contract parameter(s) {missing} of {kern.entry.variant}")
