@@ -360,6 +360,14 @@ def copy_item_unit(c, rank, cta, ncta, tp):
     return (rank + c - i * tp) % tp, cta + i * ncta
 
 
+def ar_unicast_copies_out(owner, rank):
+    """Unicast AR: whether `rank` copies owner's rows out of its AR buffer. Its own rows are
+    not there: its reduction stores them straight into its output. (Multicast AR copies every
+    owner's rows: one multimem.st put them in every rank's AR buffer.) Plain arithmetic, like
+    the rest of the partition: the kernels evaluate it on DSL integers."""
+    return owner != rank
+
+
 # ---- flag area: 64-bit words holding epochs (a 32-bit epoch would wrap after 2^31 calls) -------
 FLAG_BYTES = 8
 FLAG_EPOCH = 0           # calls this rank has completed; a call runs as epoch [0] + 1

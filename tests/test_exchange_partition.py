@@ -1,8 +1,9 @@
 """The exchange's work partition (codegen/contract.py: owner_units, unit_piece, cta_units,
 copy_items, copy_item_unit), the formulas the tile kernels evaluate on DSL integers
 (templates/comm_phase.py.j2), checked here on Python integers over ragged shapes: every row of
-the output is reduced by exactly one (owner, CTA) and, for AR, copied out exactly once on every
-rank, whatever M, TP, BN and grid size are.
+the output is reduced by exactly one (owner, CTA) and, for AR, written exactly once on every
+rank (unicast: its own rows by its reduction, the others' by the copy-out), whatever M, TP, BN
+and grid size are.
 """
 from __future__ import annotations
 
@@ -47,19 +48,28 @@ def test_every_row_reduced_once(tp, bn, n, m):
         assert sorted(cells) == [(row, nt) for row in range(m) for nt in range(n_tiles)]
 
 
+@pytest.mark.parametrize("transport", ["multicast", "unicast"])
 @pytest.mark.parametrize("tp,bn,n,m", list(_cases()))
-def test_ar_copy_items_cover_every_row_once_on_every_rank(tp, bn, n, m):
+def test_ar_output_rows_written_once_on_every_rank(tp, bn, n, m, transport):
+    """Every row of every rank's AR output is written exactly once: multicast: all by the
+    copy-out; unicast: the rank's own chunk by its reduction (straight into out), the other
+    owners' rows by the copy-out (contract.ar_unicast_copies_out)."""
     n_tiles = n // bn
     chunk = contract.chunk(m, tp)
     for ncta in (1, 66, 132):
         for rank in {0, tp // 2, tp - 1}:
             cells = []
+            if transport == "unicast":
+                for cta in range(ncta):
+                    cells += _pieces(rank, m, tp, n_tiles, cta, ncta)
             for cta in range(ncta):
                 items = contract.copy_items(m, n_tiles, cta, ncta, tp)
                 assert items % tp == 0
                 for c in range(items):
                     o, u = contract.copy_item_unit(c, rank, cta, ncta, tp)
                     assert c % tp != 0 or o == rank, "each unit index starts with the own piece"
+                    if transport == "unicast" and not contract.ar_unicast_copies_out(o, rank):
+                        continue                                          # QUEUE_SKIP
                     if u < contract.owner_units(o, m, chunk, n_tiles):   # else: QUEUE_SKIP
                         t, nt, r0, r1 = contract.unit_piece(o, u, m, chunk, n_tiles)
                         cells += [(row, nt) for row in range(r0, r1)]
