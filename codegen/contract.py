@@ -121,7 +121,23 @@ TMA_OPERANDS = {
     "b": ("W [N, K]", (("sm_90a", "tile"), ("sm_100a", "tile"), ("sm_90a", "swapab"),
                        ("sm_100a", "swapab"))),
     "c": ("mode none: out [M, N]; rs/ar: the workspace [2 * workspace_rows, N]", (("sm_90a", "tile"),)),
+    "t": ("x [M, K] again, box rows x_tail_rows(M, tile): the last row tile's loads",
+          (("sm_90a", "tile"), ("sm_90a", "swapab"))),
 }
+
+
+def x_tail_rows(M: int, tile: int) -> int:
+    """Rows of x the last row tile of a call loads (1..tile): the box rows of `tma_t`.
+
+    The sm_90a kernels load the last row tile of x (token tile of the decode schedule, BM rows of
+    the tile schedule) through `tma_t`, whose box holds exactly the rows that exist, and complete
+    the missing bytes on the stage's mbarrier themselves (`mbarrier.complete_tx`): a box reaching
+    rows past M costs ~4 ns per such row per k-tile on the H200 (BENCHMARKS.md, 2026-11-30,
+    "rows past M"), the zero fill of the TMA unit. The kernels compute the same number from `m`.
+    """
+    if M < 1 or tile < 1:
+        raise ValueError(f"x_tail_rows needs M >= 1 and tile >= 1, got M={M}, tile={tile}")
+    return M - (cdiv(M, tile) - 1) * tile
 
 #: Scalar parameters in PTX order (after the TMA operands).
 SCALAR_PARAMS = (
@@ -163,7 +179,7 @@ SCALAR_PARAMS = (
 
 
 def tma_operands(arch: str, schedule: str = "tile") -> tuple[str, ...]:
-    """The TMA operands ('a', 'b', 'c') an (arch, schedule) kernel takes, in parameter order."""
+    """The TMA operands ('a', 'b', 'c', 't') an (arch, schedule) kernel takes, in parameter order."""
     return tuple(op for op, (_, kernels) in TMA_OPERANDS.items() if (arch, schedule) in kernels)
 
 

@@ -140,6 +140,19 @@ def test_arch_instructions(built, v):
         assert _has(ptx, r"tcgen05\.mma\.cta_group::2") == (v.cta_group == 2)
         assert _has(ptx, r"tcgen05\.mma\.cta_group::1") == (v.cta_group == 1)
     assert _has(ptx, r"cp\.async\.bulk\.tensor")
+    # sm_90a: x's last row tile loads through its own descriptor (tma_t, box = the rows that
+    # exist) and the producer completes the missing bytes on the stage's barrier; every
+    # descriptor the kernel takes is prefetched
+    sm90 = v.arch == "sm_90a"
+    assert _has(ptx, r"mbarrier\.complete_tx\.relaxed\.cta\.shared::cta\.b64") == sm90
+    # ...by one lane, as the TMA copy it completes (elect.sync): a complete-tx per lane of the
+    # producer warp counts the missing bytes 32 times and breaks the pipeline (seen on the H200)
+    lines = ptx.splitlines()
+    for i, line in enumerate(lines):
+        if "mbarrier.complete_tx" in line:
+            before = "\n".join(lines[max(0, i - 8):i])
+            assert "elect.sync" in before, f"complete_tx at PTX line {i} not under elect.sync"
+    assert len(re.findall(r"prefetch\.tensormap", ptx)) >= len(contract.tma_operands(v.arch, v.schedule))
 
 
 def _hgmma_lines(cubin) -> list[str]:

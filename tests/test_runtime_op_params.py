@@ -26,7 +26,7 @@ N, K, MAX_M, TP = 1024, 256, 300, 4
 
 
 TMA = {"a": {"box": [64, 128], "swizzle": "128B"}, "b": {"box": [64, 64], "swizzle": "128B"},
-       "c": {"box": [32, 128], "swizzle": "64B"}}
+       "c": {"box": [32, 128], "swizzle": "64B"}, "t": {"box": [64, 128], "swizzle": "128B"}}
 
 
 def _kernel(variant: Variant):
@@ -43,7 +43,7 @@ def encoded(monkeypatch):
 
     def fake(ptr, rows, inner, row_stride, box, swizzle):
         calls.append((ptr, rows, inner, row_stride, tuple(box), swizzle))
-        return struct.pack("<QQQQ", ptr, rows, inner, row_stride).ljust(128, b"\0")
+        return struct.pack("<QQQQII", ptr, rows, inner, row_stride, *box).ljust(128, b"\0")
 
     monkeypatch.setattr(plan_mod, "encode_bf16_2d", fake)
     return calls
@@ -84,6 +84,7 @@ def test_rs_params_sm90(encoded):
         (x.data_ptr(), 129, K, 2 * K, (64, 128), "128B"),
         (w.data_ptr(), N, K, 2 * K, (64, 64), "128B"),
         (g.workspace(2).ptr, 2 * wr, N, 2 * N, (32, 128), "64B"),  # the workspace, both parities
+        (x.data_ptr(), 129, K, 2 * K, (64, 1), "128B"),  # x's last row tile: row 128 only
     ]
     assert p["rank"] == 2 and p["m"] == 129 and p["out_ptr"] == out.data_ptr()
     assert p["timeout_ns"] == 200_000_000
@@ -117,6 +118,8 @@ def test_none_params_target_out(encoded):
     out = torch.zeros(5, N, dtype=torch.bfloat16)
     p = op._params(0, x, w, out, 5, _kernel(Variant("sm_90a", "none", None, 128, 1, None)))
     assert p["tma_c_shape"] == (5, N) and encoded[2][:3] == (out.data_ptr(), 5, N)
+    # the one row tile is the last: its descriptor's box holds the 5 rows that exist
+    assert p["tma_t_shape"] == (5, K) and encoded[3] == (x.data_ptr(), 5, K, 2 * K, (64, 5), "128B")
     assert "rank" not in p
 
 
@@ -233,3 +236,36 @@ def test_manifest_pin_reaches_the_lookup(tmp_path, monkeypatch, given, expect):
         op.kernel(v)
         want = None if expect is None else Path(expect.replace("CACHE", str(tmp_path)))
         assert seen[-1] == want
+
+
+@pytest.mark.parametrize("tile", [16, 64, 128, 256])
+def test_x_tail_rows_covers_m_exactly(tile):
+    """The last row tile's box rows: the full tiles plus it are exactly M rows, never past M."""
+    for M in range(1, 3 * tile + 2):
+        tail = contract.x_tail_rows(M, tile)
+        assert 1 <= tail <= tile and (contract.cdiv(M, tile) - 1) * tile + tail == M
+    with pytest.raises(ValueError):
+        contract.x_tail_rows(0, tile)
+
+
+@pytest.mark.parametrize("schedule,bn", [("tile", 128), ("swapab", 16), ("swapab", 64),
+                                         ("swapab", 128)])
+@pytest.mark.parametrize("M", [1, 2, 15, 16, 17, 63, 64, 65, 127, 128, 129, 255, 300])
+def test_last_row_tile_descriptor(encoded, schedule, bn, M):
+    """sm_90a kernels get x twice: `tma_a` with the full tile box, `tma_t` with a box of the last
+    row tile's rows (contract.x_tail_rows), both over exactly M rows."""
+    tile = 128 if schedule == "tile" else bn
+    v = Variant("sm_90a", "none", None, bn, 1, None, schedule=schedule)
+    kern = _kernel(v)
+    kern.entry.meta["tma"] = dict(TMA, a={"box": [64, tile], "swizzle": "128B"},
+                                  t={"box": [64, tile], "swizzle": "128B"})
+    op = GemmRsAr(MAX_M, N, K, "none", arch="sm_90a", device="cpu", schedule=schedule)
+    x = torch.zeros(M, K, dtype=torch.bfloat16)
+    w = torch.zeros(N, K, dtype=torch.bfloat16)
+    out = torch.zeros(M, N, dtype=torch.bfloat16)
+    p = op._params(0, x, w, out, M, kern)
+    by_box = {e[4]: e for e in encoded if e[0] == x.data_ptr()}
+    assert by_box[(64, tile)][1:3] == (M, K)
+    tail = contract.x_tail_rows(M, tile)
+    assert by_box[(64, tail)][1:3] == (M, K) and p["tma_t_shape"] == (M, K)
+    assert struct.unpack_from("<QQQQII", p["tma_t"])[4:] == (64, tail)

@@ -3,13 +3,13 @@
 Everything of a launch that does not change between calls with the same rank and M (the
 variant, the loaded kernel, the grid, the packed contract parameters: group pointers, M, the
 coordinate tensors, the time-out) is computed on the first such call. A later call patches
-only the fields that come from its tensors (the TMA descriptors of x and the weight, the
-output pointer, and the output's descriptor where the kernel stores through one) and
-launches. The launch config is kept per stream.
+only the fields that come from its tensors (the TMA descriptors of x (sm_90a: two, `a` and
+`t`, the last row tile's) and the weight, the output pointer, and the output's descriptor where
+the kernel stores through one) and launches. The launch config is kept per stream.
 
 Patching is exact: a descriptor is a pure function of (address, rows, inner, box, swizzle)
-(launch_plan.Descriptors caches it by exactly those), and the rows and inner sizes of every
-per-call operand are fixed by (M, N, K), which the plan's key fixes.
+(launch_plan.Descriptors caches it by exactly those), and the rows, inner sizes and boxes of
+every per-call operand are fixed by (M, N, K), which the plan's key fixes.
 """
 from __future__ import annotations
 
@@ -64,7 +64,7 @@ class CallPlan:
         self._slots = []
         for op_name, (_, rows, inner, source) in tma_operands(kern, tensors, group, rank).items():
             if source is not None:
-                box, swizzle = tma_geometry(kern, op_name)
+                box, swizzle = tma_geometry(kern, op_name, tensors.M)
                 self._slots.append(_DescriptorSlot(self._packed.offset_of(f"tma_{op_name}"),
                                                    _SOURCES.index(source), rows, inner, box,
                                                    swizzle))

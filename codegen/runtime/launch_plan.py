@@ -50,10 +50,14 @@ class CallTensors:
     K: int
 
 
-def tma_geometry(kern: LoadedKernel, op_name: str) -> tuple[tuple[int, int], str]:
-    """(box, swizzle) of TMA operand `op_name` of `kern` (meta.json `tma`)."""
+def tma_geometry(kern: LoadedKernel, op_name: str, M: int) -> tuple[tuple[int, int], str]:
+    """(box, swizzle) of TMA operand `op_name` of `kern` for a call with M rows (meta.json
+    `tma`; the box of `t`, x's last row tile, holds contract.x_tail_rows(M, tile) rows)."""
     tma = kern.entry.meta.get("tma", {})
-    return tma_box(tma, op_name), tma.get(op_name, {}).get("swizzle", "128B")
+    box = tma_box(tma, op_name)
+    if op_name == "t":
+        box = (box[0], contract.x_tail_rows(M, box[1]))
+    return box, tma.get(op_name, {}).get("swizzle", "128B")
 
 
 def tma_operands(kern: LoadedKernel, t: CallTensors, group=None, rank: int = 0) -> dict:
@@ -62,23 +66,23 @@ def tma_operands(kern: LoadedKernel, t: CallTensors, group=None, rank: int = 0) 
     `source` names the call tensor the operand reads ('x', 'weight', 'out'), or None for a
     group buffer (fixed per rank). a = x [M, K], b = W [N, K], c = the tile-store target (mode
     none and the decode schedule: out [M, N]; rs/ar tile: this rank's workspace viewed as
-    [2 * workspace_rows, N]).
+    [2 * workspace_rows, N]), t = x [M, K] again (its box: the last row tile's rows).
     """
     if kern.mode == "none" or kern.variant.schedule != "tile":
         c = (t.out.data_ptr(), t.M, t.N, "out")    # (no tma_c outside the sm_90a tile kernels)
     else:
         c = (group.workspace(rank).ptr, 2 * group.workspace_rows, t.N, None)
     every = {"a": (t.x.data_ptr(), t.M, t.K, "x"), "b": (t.weight.data_ptr(), t.N, t.K, "weight"),
-             "c": c}
+             "c": c, "t": (t.x.data_ptr(), t.M, t.K, "x")}
     return {name: every[name] for name in contract.tma_operands(kern.arch, kern.variant.schedule)}
 
 
-def _tma_values(kern: LoadedKernel, operands: dict, descriptors: Descriptors) -> dict:
+def _tma_values(kern: LoadedKernel, operands: dict, descriptors: Descriptors, M: int) -> dict:
     """tma_<op> and tma_<op>_shape of every TMA operand."""
     kinds = {s.name: s.kind for s in kern.specs}
     values = {}
     for op_name, (ptr, rows, inner, _) in operands.items():
-        box, swizzle = tma_geometry(kern, op_name)
+        box, swizzle = tma_geometry(kern, op_name, M)
         values[f"tma_{op_name}"] = descriptors.get(ptr, rows, inner, box, swizzle)
         shape_kind = kinds.get(f"tma_{op_name}_shape", "i32x2")
         values[f"tma_{op_name}_shape"] = coord_shape(shape_kind, (rows, inner))
@@ -116,7 +120,7 @@ def kernel_arguments(kern: LoadedKernel, t: CallTensors, descriptors: Descriptor
                      timeout_ns: int = 0) -> dict:
     """The values of exactly `contract.kernel_params(arch, mode, schedule)` of `kern`, by name
     (the TMA operands are :func:`tma_operands`)."""
-    values = _tma_values(kern, tma_operands(kern, t, group, rank), descriptors)
+    values = _tma_values(kern, tma_operands(kern, t, group, rank), descriptors, t.M)
     values.update({"m": t.M, "out_ptr": t.out.data_ptr()})
     if kern.mode != "none":
         values.update(_collective_values(group, rank, transport, timeout_ns))
