@@ -18,7 +18,7 @@ from pathlib import Path
 
 from codegen import env as envmod
 from codegen.entry_format import manifest_paths
-from codegen.spec import (ARCHS, BNS, CTA_GROUPS, MODES, SCHEDULES, SWAPAB_BNS, TPS, TRANSPORTS, SpecError,
+from codegen.spec import (ARCHS, BNS, CTA_GROUPS, MODES, SCHEDULES, SWAPAB_ALL_BNS, SWAPAB_BNS, TPS, TRANSPORTS, SpecError,
                           Variant, deployment_matrix)
 
 PRUNE_HELP = """\
@@ -107,10 +107,11 @@ def _matrix_args(p: argparse.ArgumentParser, tp_required: bool) -> None:
     p.add_argument("--mode", type=_csv(str, MODES), default=MODES, help="default: rs,ar,none")
     p.add_argument("--transport", type=_csv(str, TRANSPORTS), default=TRANSPORTS,
                    help="default: multicast,unicast")
-    p.add_argument("--bn", type=_csv(int, tuple(sorted(set(BNS) | set(SWAPAB_BNS)))), default=None,
+    p.add_argument("--bn", type=_csv(int, tuple(sorted(set(BNS) | set(SWAPAB_ALL_BNS)))), default=None,
                    help="tile widths (default: every one of each schedule: tile "
                         f"{','.join(map(str, BNS))} (a width serves only an N it divides); "
-                        f"swapab token tiles {','.join(map(str, SWAPAB_BNS))})")
+                        f"swapab token tiles {','.join(map(str, SWAPAB_BNS))}, and for mode none on "
+                        "sm_90a also 160,192,224)")
     p.add_argument("--schedule", type=_csv(str, SCHEDULES), default=SCHEDULES,
                    help="default: tile,swapab (swapab: the decode schedule for M <= 512)")
     p.add_argument("--cta-group", type=_csv(int, CTA_GROUPS), default=CTA_GROUPS, help="default: 1,2")
@@ -275,7 +276,7 @@ def manifest_name(args) -> str:
     """``tp8`` for a whole deployment; axes narrowed from their defaults are appended
     (``tp8_sm_90a_none``), so a partial build never overwrites the deployment's manifest."""
     parts = ["tp" + "_".join(map(str, sorted(args.tp)))]
-    all_bns = tuple(sorted(set(BNS) | set(SWAPAB_BNS)))
+    all_bns = tuple(sorted(set(BNS) | set(SWAPAB_ALL_BNS)))
     for values, default in ((args.arch, ARCHS), (args.mode, MODES), (args.transport, TRANSPORTS),
                             (args.bn or all_bns, all_bns), (args.cta_group, CTA_GROUPS),
                             (args.schedule, SCHEDULES)):

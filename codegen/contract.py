@@ -41,6 +41,14 @@ DTYPES = ("bf16",)
 SCHEDULES = ("tile", "swapab")
 SCHEDULE_ARCHS = {"tile": ARCHS, "swapab": ARCHS}
 SWAPAB_BNS = (16, 32, 64, 128, 256)
+#: More token tiles of the mode-none decode kernels, per arch: 160/192/224 tokens (WGMMA N 80/96/112
+#: per warpgroup) serve M 129..224 with one token tile and M 257..448 with two, where a token tile
+#: of 256 or the 128-row tile schedule does up to twice the MMA work (one H200, K 768..2304:
+#: 0.73x-0.82x torch.mm at M 129..160 before, ~1.0x with 160; BENCHMARKS.md 2026-11-30, this
+#: session). Not built for rs/ar (their token tiles stop at 128 by default; unmeasured) or sm_100a.
+SWAPAB_NONE_BNS = {"sm_90a": (160, 192, 224), "sm_100a": ()}
+#: Every token tile some decode kernel has.
+SWAPAB_ALL_BNS = tuple(sorted(set(SWAPAB_BNS).union(*SWAPAB_NONE_BNS.values())))
 #: cta_group of the swapab kernels per arch: on sm_90a 2 = a CTA pair (a 2-CTA cluster) on one
 #: 128-row W tile, each CTA one half of K, the half-sums added through distributed shared
 #: memory before the push (needs K >= 2 * BK); the sm_100a decode kernel has cta_group 1 only.
@@ -124,6 +132,13 @@ TMA_OPERANDS = {
     "t": ("x [M, K] again, box rows x_tail_rows(M, tile): the last row tile's loads",
           (("sm_90a", "tile"), ("sm_90a", "swapab"))),
 }
+
+
+def swapab_bns(arch: str | None, mode: str) -> tuple[int, ...]:
+    """Token tiles of the (arch, mode) decode kernels, ascending (arch None: of any arch)."""
+    archs = ARCHS if arch is None else (arch,)
+    extra = set().union(*(SWAPAB_NONE_BNS.get(a, ()) for a in archs)) if mode == "none" else set()
+    return tuple(sorted(set(SWAPAB_BNS) | extra))
 
 
 def x_tail_rows(M: int, tile: int) -> int:

@@ -7,9 +7,10 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 
 from codegen.contract import (ARCH_NUM, ARCHS, BNS, CTA_GROUPS, DTYPES, MODES, SCHEDULE_ARCHS,
-                              SCHEDULES, SWAPAB_BNS, SWAPAB_CTA_GROUPS, TPS, TRANSPORTS)
+                              SCHEDULES, SWAPAB_ALL_BNS, SWAPAB_BNS, SWAPAB_CTA_GROUPS, TPS,
+                              TRANSPORTS, swapab_bns)
 
-__all__ = ["ARCHS", "BNS", "CTA_GROUPS", "DTYPES", "MODES", "SCHEDULES", "SWAPAB_BNS", "TPS",
+__all__ = ["ARCHS", "BNS", "CTA_GROUPS", "DTYPES", "MODES", "SCHEDULES", "SWAPAB_ALL_BNS", "SWAPAB_BNS", "TPS",
            "TRANSPORTS", "SpecError", "Variant", "deployment_matrix"]
 
 _TEMPLATES = {("sm_90a", "tile"): "sm90_gemm.py.j2", ("sm_100a", "tile"): "sm100_gemm.py.j2",
@@ -67,7 +68,7 @@ class Variant:
             if value is not None and (not isinstance(value, int) or isinstance(value, bool)):
                 raise SpecError(f"{field}={value!r} must be an int")
         if self.schedule == "swapab":
-            _check("bn", self.bn, SWAPAB_BNS)
+            _check("bn", self.bn, swapab_bns(self.arch, self.mode))
             _check("cta_group", self.cta_group, SWAPAB_CTA_GROUPS[self.arch])
         else:
             _check("bn", self.bn, BNS)
@@ -171,7 +172,8 @@ def deployment_matrix(
     schedules: Iterable[str] = SCHEDULES,
 ) -> list[Variant]:
     """Every variant a deployment at ``tp`` needs; mode none once per (arch, schedule, bn,
-    cta_group). `bns` None: each schedule's own tile widths (BNS / SWAPAB_BNS); given: the ones
+    cta_group). `bns` None: each schedule's own tile widths (BNS / contract.swapab_bns(arch,
+    mode)); given: the ones
     of them the schedule allows. A schedule exists only on its archs (SCHEDULE_ARCHS)."""
     tps = (tp,) if isinstance(tp, int) else tuple(tp)
     archs, modes, transports = tuple(archs), tuple(modes), tuple(transports)
@@ -179,10 +181,10 @@ def deployment_matrix(
     wanted_bns = None if bns is None else set(bns)
     out: set[Variant] = set()
     for schedule in schedules:
-        own_bns = SWAPAB_BNS if schedule == "swapab" else BNS
         for arch in (a for a in archs if a in SCHEDULE_ARCHS[schedule]):
             own_cgs = SWAPAB_CTA_GROUPS[arch] if schedule == "swapab" else CTA_GROUPS
             for mode in modes:
+                own_bns = swapab_bns(arch, mode) if schedule == "swapab" else BNS
                 for bn in (b for b in own_bns if wanted_bns is None or b in wanted_bns):
                     for cg in (c for c in cta_groups if c in own_cgs):
                         if mode == "none":

@@ -10,8 +10,9 @@ def test_name_round_trip_whole_matrix(tp):
     variants = deployment_matrix(tp, ARCHS)
     # tile, per arch: 2 modes x 2 transports x 3 bn (128, 224, 256) x 2 cg = 24 collective + 6
     # plain GEMMs; swapab: 2 modes x 2 transports x 5 token tiles x cta groups (sm_90a 2,
-    # sm_100a 1) collective + 5 token tiles x cta groups plain
-    assert len(variants) == 2 * (24 + 6) + (40 + 10) + (20 + 5)
+    # sm_100a 1) collective + token tiles x cta groups plain (sm_90a 8 token tiles: also
+    # 160/192/224 for mode none; sm_100a 5)
+    assert len(variants) == 2 * (24 + 6) + (40 + 16) + (20 + 5)
     assert len({v.name for v in variants}) == len(variants)
     for v in variants:
         assert Variant.parse(v.name) == v
@@ -51,10 +52,11 @@ def test_schedule_axis_rejects(kwargs, words):
 
 
 def test_matrix_none_once_and_sorted_stably():
-    for archs, swapab_cgs in ((["sm_90a"], 2), (["sm_100a"], 1)):
+    for archs, swapab_cgs, token_tiles in ((["sm_90a"], 2, 8), (["sm_100a"], 1, 5)):
         m = deployment_matrix([4, 8], archs)
         nones = [v for v in m if v.mode == "none"]
-        assert len(nones) == 6 + 5 * swapab_cgs  # once per (schedule, bn, cg), not per tp/transport
+        # once per (schedule, bn, cg), not per tp/transport
+        assert len(nones) == 6 + token_tiles * swapab_cgs
         assert m == deployment_matrix([8, 4, 8], archs)
         assert m == sorted(m, key=Variant.sort_key)
         assert deployment_matrix(8, archs, modes=["none"]) == nones

@@ -296,7 +296,7 @@ class Bench:
         if a.tune_out is not None:
             row["candidates"] = [{**self.measure_fused(M, x, w, ref, s, bn, cg),
                                   "schedule": s, "bn": bn, "cta_group": cg}
-                                 for s, bn, cg in candidates(M, self.N)]
+                                 for s, bn, cg in candidates(M, self.N, mode=self.mode)]
             for c in row["candidates"]:
                 if c.get("skipped") and c["schedule"] == "swapab":
                     self.say(f"  M={M}: swapab bn{c['bn']} skipped ({c['skipped'][:200]}); "

@@ -12,7 +12,8 @@
   the cluster size, at least one cluster.
 - schedule: 'swapab' (the decode schedule) when M <= SWAPAB_DEFAULT_MAX_M (mode none) or
   SWAPAB_DEFAULT_MAX_M_FUSED (rs/ar), the M fits the group's landing rows and the arch has it,
-  with the smallest token tile >= M (rs/ar: at most 128; none: 256 above) and cta_group 1;
+  with the smallest token tile >= M (rs/ar: at most 128; none: 256 above, and on sm_90a, up
+  to M = SWAPAB_DEFAULT_MAX_M_TWO_TILES, two token tiles of 160/192/224) and cta_group 1;
   else 'tile'. A measured tuning table (runtime/tuning.py), when one exists for the op's
   shape, overrides these defaults.
 """
@@ -20,7 +21,8 @@ from __future__ import annotations
 
 import math
 
-from codegen.contract import BM, BNS, MIN_BN, SCHEDULE_ARCHS, SWAPAB_BM, SWAPAB_BNS, cdiv
+from codegen.contract import (BM, BNS, MIN_BN, SCHEDULE_ARCHS, SWAPAB_BM, SWAPAB_BNS,
+                              SWAPAB_NONE_BNS, cdiv, swapab_bns)
 
 BN_256_MIN_M = 2048
 #: Largest M the default rule sends to the decode schedule (without a tuning table): mode none
@@ -29,6 +31,11 @@ BN_256_MIN_M = 2048
 #: BENCHMARKS.md 2026-11-30 late, by 1.1x-1.6x).
 SWAPAB_DEFAULT_MAX_M = 256
 SWAPAB_DEFAULT_MAX_M_FUSED = 512
+#: Mode none where the arch has the token tiles 160/192/224 (sm_90a): up to M = 448 the decode
+#: schedule with two of them (the smallest >= M/2) beat the tile schedule's 128-row tiles
+#: (one H200, K 768..2304, M 288..384: 0.88x-0.98x torch.mm against 0.65x-0.87x; BENCHMARKS.md
+#: 2026-11-30, this session).
+SWAPAB_DEFAULT_MAX_M_TWO_TILES = 448
 #: rs/ar default token tile cap: above 128 rows the kernel loops over token tiles of 128, so
 #: one tile's push overlaps the next one's MMA (128 beat 256 at M 256/512 by 1-20%).
 SWAPAB_DEFAULT_MAX_BT_FUSED = 128
@@ -90,22 +97,33 @@ def choose_schedule(M: int, arch: str, land_rows: int, fixed: str | None = None,
     """'swapab' or 'tile' for a call with M rows (see the module docstring)."""
     if fixed is not None:
         return fixed
-    top = SWAPAB_DEFAULT_MAX_M if mode == "none" else SWAPAB_DEFAULT_MAX_M_FUSED
+    if mode != "none":
+        top = SWAPAB_DEFAULT_MAX_M_FUSED
+    elif SWAPAB_NONE_BNS.get(arch):
+        top = SWAPAB_DEFAULT_MAX_M_TWO_TILES
+    else:
+        top = SWAPAB_DEFAULT_MAX_M
     if arch in SCHEDULE_ARCHS["swapab"] and M <= min(top, land_rows):
         return "swapab"
     return "tile"
 
 
-def swapab_token_tile(M: int, fixed: int | None = None) -> int:
-    """The smallest token tile >= M (the largest above it): the WGMMA N of the decode kernel."""
+def swapab_token_tile(M: int, fixed: int | None = None,
+                      bns: tuple[int, ...] = SWAPAB_BNS) -> int:
+    """The smallest token tile of `bns` >= M (the largest above it): the WGMMA N of the decode
+    kernel."""
     if fixed is not None:
         return fixed
-    return next((bt for bt in SWAPAB_BNS if bt >= M), SWAPAB_BNS[-1])
+    return next((bt for bt in bns if bt >= M), bns[-1])
 
 
-def swapab_default_token_tile(M: int, mode: str, fixed: int | None = None) -> int:
-    """The default token tile: the smallest >= M; rs/ar cap it at SWAPAB_DEFAULT_MAX_BT_FUSED."""
-    bt = swapab_token_tile(M, fixed)
+def swapab_default_token_tile(M: int, mode: str, fixed: int | None = None,
+                              arch: str = "sm_90a") -> int:
+    """The default token tile: the smallest of the (arch, mode) kernels' >= M; rs/ar cap it at
+    SWAPAB_DEFAULT_MAX_BT_FUSED; mode none above SWAPAB_DEFAULT_MAX_M (two token tiles): the
+    smallest >= M / 2."""
+    rows = cdiv(M, 2) if mode == "none" and M > SWAPAB_DEFAULT_MAX_M else M
+    bt = swapab_token_tile(rows, fixed, swapab_bns(arch, mode))
     if fixed is None and mode != "none":
         bt = min(bt, SWAPAB_DEFAULT_MAX_BT_FUSED)
     return bt

@@ -162,12 +162,13 @@ class GemmRsAr:
         fixed = self.fixed_schedule
         if fixed is None and (self.fixed_bn is not None or self.fixed_cta_group is not None):
             # a fixed BN / CTA group names a tile-schedule configuration, unless the BN exists
-            # only as a decode token tile (16, 32, 64)
-            only_swapab = self.fixed_bn in contract.SWAPAB_BNS and self.fixed_bn not in contract.BNS
+            # only as a decode token tile (16, 32, 64, 160, 192)
+            only_swapab = (self.fixed_bn in contract.SWAPAB_ALL_BNS
+                           and self.fixed_bn not in contract.BNS)
             fixed = "swapab" if only_swapab else "tile"
         schedule = dispatch.choose_schedule(M, self.arch, self.land_rows, fixed, self.mode)
         if schedule == "swapab":
-            bt = dispatch.swapab_default_token_tile(M, self.mode, self.fixed_bn)
+            bt = dispatch.swapab_default_token_tile(M, self.mode, self.fixed_bn, self.arch)
             return schedule, bt, dispatch.swapab_cta_group(self.fixed_cta_group)
         cg = dispatch.choose_cta_group(M, self.fixed_cta_group)
         known = self._sm_budget is not None or self.group is not None or torch.cuda.is_available()

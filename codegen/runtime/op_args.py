@@ -35,8 +35,9 @@ def check_op_args(max_M, N, K, mode, group, *, bn, cta_group, sm_budget, transpo
         raise InputError(f"K = {K} must be a positive multiple of {contract.BK}")
     if schedule is not None and schedule not in contract.SCHEDULES:
         raise InputError(f"schedule = {schedule!r} must be one of {contract.SCHEDULES} or None")
-    bns = {"swapab": contract.SWAPAB_BNS, "tile": contract.BNS}.get(
-        schedule, tuple(sorted(set(contract.BNS) | set(contract.SWAPAB_BNS))))
+    swapab = contract.swapab_bns(arch if arch in contract.ARCHS else None, mode)
+    bns = {"swapab": swapab, "tile": contract.BNS}.get(
+        schedule, tuple(sorted(set(contract.BNS) | set(swapab))))
     if bn is not None and bn not in bns:
         raise InputError(f"bn = {bn!r} must be one of {bns} or None")
     swapab_cgs = sorted({cg for cgs in contract.SWAPAB_CTA_GROUPS.values() for cg in cgs})

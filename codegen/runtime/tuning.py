@@ -47,11 +47,12 @@ class TuningError(FormatError):
     """A tuning table that does not follow the format; ``str()`` names the file and problem."""
 
 
-def swapab_bn(M: int) -> int:
-    """The token tile of the swapab schedule for M rows: the smallest one >= M, else the largest."""
+def swapab_bn(M: int, arch: str = "sm_90a", mode: str = "rs") -> int:
+    """The token tile of the (arch, mode) swapab kernels for M rows: the smallest one >= M, else
+    the largest."""
     from .dispatch import swapab_token_tile
 
-    return swapab_token_tile(M)
+    return swapab_token_tile(M, bns=contract.swapab_bns(arch, mode))
 
 
 #: Most token tiles per W tile a swept swapab candidate may loop over (the W tile is re-read
@@ -59,18 +60,19 @@ def swapab_bn(M: int) -> int:
 MAX_TOKEN_TILES = 8
 
 
-def candidates(M: int, N: int, arch: str = "sm_90a") -> list[tuple[str, int, int]]:
-    """Every (schedule, bn, cta_group) a sweep times at M: the tile schedule at each BN that
-    divides N and each CTA group, and the swapab schedule (for M up to the contract's
-    SWAPAB_MAX_ROWS) at every token tile from the one that covers M in one tile down to
-    M / MAX_TOKEN_TILES, with each of its CTA groups."""
+def candidates(M: int, N: int, arch: str = "sm_90a", mode: str = "rs") -> list[tuple[str, int, int]]:
+    """Every (schedule, bn, cta_group) a sweep of an (arch, mode) op times at M: the tile
+    schedule at each BN that divides N and each CTA group, and the swapab schedule (for M up to
+    the contract's SWAPAB_MAX_ROWS) at every token tile of the (arch, mode) kernels from the one
+    that covers M in one tile down to M / MAX_TOKEN_TILES, with each of its CTA groups."""
     from .dispatch import tile_widths
 
     out = [("tile", bn, cg) for bn in tile_widths(N) for cg in CTA_GROUPS]
     if M > contract.SWAPAB_MAX_ROWS or N % contract.SWAPAB_BM:
         return out
-    top = swapab_bn(M)
-    return out + [("swapab", bt, cg) for bt in SWAPAB_BNS for cg in contract.SWAPAB_CTA_GROUPS[arch]
+    top = swapab_bn(M, arch, mode)
+    return out + [("swapab", bt, cg) for bt in contract.swapab_bns(arch, mode)
+                  for cg in contract.SWAPAB_CTA_GROUPS[arch]
                   if bt <= top and bt * MAX_TOKEN_TILES >= M]
 
 
@@ -160,7 +162,8 @@ class TuningTable:
         device, date, command = (_str(doc, k) for k in ("device", "date", "command"))
         if not isinstance(doc["rows"], list) or not doc["rows"]:
             raise _Bad("rows must be a non-empty list")
-        rows = sorted((_row(r, i, N, arch) for i, r in enumerate(doc["rows"])), key=lambda r: r.M)
+        rows = sorted((_row(r, i, N, arch, mode) for i, r in enumerate(doc["rows"])),
+                      key=lambda r: r.M)
         dup = [a.M for a, b in zip(rows, rows[1:]) if a.M == b.M]
         if dup:
             raise _Bad(f"M = {dup[0]} has more than one row")
@@ -276,12 +279,13 @@ def _us(doc: dict, key: str, where: str) -> float:
     return float(v)
 
 
-def _row(doc, i: int, N: int, arch: str) -> Row:
+def _row(doc, i: int, N: int, arch: str, mode: str) -> Row:
     where = f"rows[{i}]: "
     _check_keys(doc, _ROW_KEYS, f"rows[{i}]")
     M = _int(doc, "M", 1, where)
     schedule = _choice(doc, "schedule", SCHEDULES, where)
-    bn = _choice(doc, "bn", TILE_BNS if schedule == "tile" else SWAPAB_BNS, where)
+    bn = _choice(doc, "bn", TILE_BNS if schedule == "tile" else contract.swapab_bns(arch, mode),
+                 where)
     swapab_cgs = contract.SWAPAB_CTA_GROUPS.get(arch, (1,)) if schedule == "swapab" else ()
     cg = _choice(doc, "cta_group", CTA_GROUPS if schedule == "tile" else swapab_cgs, where)
     if schedule == "tile" and N % bn:

@@ -47,7 +47,8 @@ def _ragged_ms(tile: int) -> list[int]:
 
 
 NONE_KERNELS = [("tile", 128, 1), ("tile", 128, 2), ("tile", 256, 2), ("swapab", 16, 1),
-                ("swapab", 64, 1), ("swapab", 128, 1), ("swapab", 128, 2), ("swapab", 256, 1)]
+                ("swapab", 64, 1), ("swapab", 128, 1), ("swapab", 128, 2), ("swapab", 160, 1),
+                ("swapab", 224, 2), ("swapab", 256, 1)]
 
 
 @pytest.mark.gpu

@@ -25,7 +25,7 @@ def test_none_swapab_matches_torch(N, K):
 @pytest.mark.gpu
 @requires_gpu
 @pytest.mark.parametrize("cg", contract.SWAPAB_CTA_GROUPS["sm_90a"])
-@pytest.mark.parametrize("bt", contract.SWAPAB_BNS)
+@pytest.mark.parametrize("bt", contract.swapab_bns("sm_90a", "none"))
 def test_none_every_token_tile(bt, cg):
     N, K = 1024, 768
     op = GemmRsAr(512, N, K, "none", schedule="swapab", bn=bt, cta_group=cg)
