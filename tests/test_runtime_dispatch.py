@@ -29,6 +29,13 @@ def test_bn_wave_rule(M, ctas, cluster, bn):
     assert dispatch.choose_bn(M, 8192, ctas=ctas, cluster=cluster) in (128, 256)
 
 
+@pytest.mark.parametrize("M,bn", [(448, 128), (449, 224), (512, 224), (700, 128), (2048, 224)])
+def test_bn_wave_rule_mode_none(M, bn):
+    """Mode none applies the wave rule from M = 449 (past the decode default): BN 224 fills one
+    wave at M 449..512 (4 row tiles x 32 = 128 tiles on 132 CTAs) where BN 128 needs two."""
+    assert dispatch.choose_bn(M, 7168, ctas=132, cluster=2, mode="none") == bn
+
+
 def test_tile_widths():
     assert dispatch.tile_widths(7168) == (128, 224, 256)
     assert dispatch.tile_widths(8192) == (128, 256)

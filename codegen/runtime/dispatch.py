@@ -1,6 +1,7 @@
 """Which BN / CTA group / grid a call uses: simple documented rules, each overridable.
 
-- BN: only a width of the contract's BNS that divides N; 128 when M < 1024. Otherwise, when
+- BN: only a width of the contract's BNS that divides N; 128 when M < 1024 (mode none: M <
+  449, where the decode schedule hands over). Otherwise, when
   the persistent grid size is known, the BN whose last wave is fullest wins: cost(BN) =
   ceil(tiles(BN) / CTAs) * BN, the widths above 128 credited 5% for their better MMA
   efficiency (measured on the H200, 2026-11-29: M=2048, N=7168, 132 CTAs: BN 256 = 3.4 waves
@@ -43,6 +44,10 @@ CTA_GROUP_2_MIN_M = 257
 
 
 BN_WIDE_MIN_M = 1024
+#: Mode none from M = 449 (past the two-token-tile decode default): the wave rule picks BN 224
+#: at M 449..512, which the retuned tables chose there (one H200, K 768..2304: 0.92x-0.98x
+#: torch.mm against 0.85x-0.87x with BN 128; BENCHMARKS.md 2026-11-30, this session).
+BN_WIDE_MIN_M_NONE = SWAPAB_DEFAULT_MAX_M_TWO_TILES + 1
 BN_WIDE_CREDIT = 0.95
 
 
@@ -52,14 +57,14 @@ def tile_widths(N: int) -> tuple[int, ...]:
 
 
 def choose_bn(M: int, N: int, fixed: int | None = None, ctas: int | None = None,
-              cluster: int = 1) -> int:
+              cluster: int = 1, mode: str = "rs") -> int:
     """BN for a call with M rows; `ctas` is the persistent grid's CTA budget if known."""
     if fixed is not None:
         return fixed
     widths = tile_widths(N) or (MIN_BN,)
     if ctas is None:
         return 256 if M >= BN_256_MIN_M and 256 in widths else MIN_BN
-    if M < BN_WIDE_MIN_M:
+    if M < (BN_WIDE_MIN_M_NONE if mode == "none" else BN_WIDE_MIN_M):
         return MIN_BN
 
     def cost(bn: int) -> float:

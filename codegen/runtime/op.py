@@ -173,7 +173,8 @@ class GemmRsAr:
         cg = dispatch.choose_cta_group(M, self.fixed_cta_group)
         known = self._sm_budget is not None or self.group is not None or torch.cuda.is_available()
         ctas = self.sm_budget if self.fixed_bn is None and known else None
-        return schedule, dispatch.choose_bn(M, self.N, self.fixed_bn, ctas=ctas, cluster=cg), cg
+        bn = dispatch.choose_bn(M, self.N, self.fixed_bn, ctas=ctas, cluster=cg, mode=self.mode)
+        return schedule, bn, cg
 
     def config(self, M: int) -> tuple[int, int]:
         """(BN, cta_group) a call with M rows uses."""
