@@ -32,10 +32,10 @@ from codegen.entry_format import FormatError, read_json, write_atomic
 FORMAT = 1
 MAX_TABLE_BYTES = 1 << 20
 #: Kernel schedules and their tile widths (the variant spec's axes, from the contract): "tile"
-#: tiles N by `bn`; "swapab" is the small-M schedule whose `bn` is the token tile.
+#: tiles N by `bn`; "swapab" is the small-M schedule whose `bn` is the token tile (per arch and
+#: mode: contract.swapab_bns).
 SCHEDULES = contract.SCHEDULES
 TILE_BNS = contract.BNS
-SWAPAB_BNS = contract.SWAPAB_BNS
 CTA_GROUPS = contract.CTA_GROUPS
 
 _KEYS = ("format", "arch", "mode", "tp", "N", "K", "device", "date", "command", "rows",
