@@ -110,8 +110,8 @@ def _matrix_args(p: argparse.ArgumentParser, tp_required: bool) -> None:
     p.add_argument("--bn", type=_csv(int, tuple(sorted(set(BNS) | set(SWAPAB_ALL_BNS)))), default=None,
                    help="tile widths (default: every one of each schedule: tile "
                         f"{','.join(map(str, BNS))} (a width serves only an N it divides); "
-                        f"swapab token tiles {','.join(map(str, SWAPAB_BNS))}, and for mode none on "
-                        "sm_90a also 160,192,224)")
+                        f"swapab token tiles {','.join(map(str, SWAPAB_BNS))}, and on sm_90a also "
+                        "160 (all modes), 192,224 (mode none))")
     p.add_argument("--schedule", type=_csv(str, SCHEDULES), default=SCHEDULES,
                    help="default: tile,swapab (swapab: the decode schedule for M <= 512)")
     p.add_argument("--cta-group", type=_csv(int, CTA_GROUPS), default=CTA_GROUPS, help="default: 1,2")

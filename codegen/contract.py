@@ -41,14 +41,20 @@ DTYPES = ("bf16",)
 SCHEDULES = ("tile", "swapab")
 SCHEDULE_ARCHS = {"tile": ARCHS, "swapab": ARCHS}
 SWAPAB_BNS = (16, 32, 64, 128, 256)
-#: More token tiles of the mode-none decode kernels, per arch: 160/192/224 tokens (WGMMA N 80/96/112
-#: per warpgroup) serve M 129..224 with one token tile and M 257..448 with two, where a token tile
-#: of 256 or the 128-row tile schedule does up to twice the MMA work (one H200, K 768..2304:
-#: 0.73x-0.82x torch.mm at M 129..160 before, ~1.0x with 160; BENCHMARKS.md 2026-11-30, this
-#: session). Not built for rs/ar (their token tiles stop at 128 by default; unmeasured) or sm_100a.
-SWAPAB_NONE_BNS = {"sm_90a": (160, 192, 224), "sm_100a": ()}
+#: More token tiles of the decode kernels, per arch and mode: 160/192/224 tokens (WGMMA N
+#: 80/96/112 per warpgroup) serve M 129..224 with one token tile (and, mode none, M 257..448 with
+#: two), where a token tile of 256 or two of 128 do up to twice the MMA work. Mode none, one H200,
+#: K 768..2304: 0.73x-0.82x torch.mm at M 129..160 before, ~1.0x with 160. rs/ar at TP2 on two
+#: H200s: token tile 160 is 10-19% (rs) and 1-8% (ar) faster than two of 128 at M 129..160;
+#: 192/224 did not pay for rs/ar (224 was slower for ar), so they are not built (BENCHMARKS.md,
+#: 2026-11-30). None on sm_100a (compile-only here, unmeasured).
+SWAPAB_EXTRA_BNS = {
+    "sm_90a": {"none": (160, 192, 224), "rs": (160,), "ar": (160,)},
+    "sm_100a": {},
+}
 #: Every token tile some decode kernel has.
-SWAPAB_ALL_BNS = tuple(sorted(set(SWAPAB_BNS).union(*SWAPAB_NONE_BNS.values())))
+SWAPAB_ALL_BNS = tuple(sorted(set(SWAPAB_BNS).union(
+    *(bns for per_mode in SWAPAB_EXTRA_BNS.values() for bns in per_mode.values()))))
 #: cta_group of the swapab kernels per arch: on sm_90a 2 = a CTA pair (a 2-CTA cluster) on one
 #: 128-row W tile, each CTA one half of K, the half-sums added through distributed shared
 #: memory before the push (needs K >= 2 * BK); the sm_100a decode kernel has cta_group 1 only.
@@ -137,7 +143,7 @@ TMA_OPERANDS = {
 def swapab_bns(arch: str | None, mode: str) -> tuple[int, ...]:
     """Token tiles of the (arch, mode) decode kernels, ascending (arch None: of any arch)."""
     archs = ARCHS if arch is None else (arch,)
-    extra = set().union(*(SWAPAB_NONE_BNS.get(a, ()) for a in archs)) if mode == "none" else set()
+    extra = set().union(*(SWAPAB_EXTRA_BNS.get(a, {}).get(mode, ()) for a in archs))
     return tuple(sorted(set(SWAPAB_BNS) | extra))
 
 

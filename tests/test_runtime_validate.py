@@ -173,6 +173,13 @@ def test_dispatch_and_variant_names(op):
     assert tile.variant(100).name == "gemm_rs_unicast_sm90a_bn128_cg1_tp4_bf16"
     assert GemmRsAr(MAX_M, N, K, "rs", CpuGroup(), bn=32, arch="sm_90a").choice(5) == ("swapab", 32, 1)
     assert GemmRsAr(MAX_M, N, K, "rs", CpuGroup(), bn=128, arch="sm_90a").choice(5) == ("tile", 128, 1)
+    # a token tile only the decode kernels have (160) names the swapab schedule: N need only be
+    # a multiple of its 64-row W tiles, not of 160
+    assert N % 160
+    assert GemmRsAr(MAX_M, N, K, "rs", CpuGroup(), bn=160, arch="sm_90a").choice(150) == (
+        "swapab", 160, 1)
+    assert GemmRsAr(MAX_M, N, K, "rs", CpuGroup(), bn=160, cta_group=2,
+                    arch="sm_90a").choice(150) == ("swapab", 160, 2)
     # sm_100a has the decode schedule too (tcgen05, 64 W rows per CTA tile)
     b200 = GemmRsAr(MAX_M, N, K, "rs", CpuGroup(), arch="sm_100a")
     assert b200.choice(5) == ("swapab", 16, 1)

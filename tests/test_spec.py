@@ -9,10 +9,10 @@ from codegen.spec import ARCHS, TPS, SpecError, Variant, deployment_matrix
 def test_name_round_trip_whole_matrix(tp):
     variants = deployment_matrix(tp, ARCHS)
     # tile, per arch: 2 modes x 2 transports x 3 bn (128, 224, 256) x 2 cg = 24 collective + 6
-    # plain GEMMs; swapab: 2 modes x 2 transports x 5 token tiles x cta groups (sm_90a 2,
-    # sm_100a 1) collective + token tiles x cta groups plain (sm_90a 8 token tiles: also
-    # 160/192/224 for mode none; sm_100a 5)
-    assert len(variants) == 2 * (24 + 6) + (40 + 16) + (20 + 5)
+    # plain GEMMs; swapab: 2 modes x 2 transports x 5 token tiles x cta groups (sm_90a 2 and 6,
+    # sm_100a 1) collective + token tiles x cta groups plain (sm_90a: also 160 for every mode,
+    # 192/224 for mode none; sm_100a 5)
+    assert len(variants) == 2 * (24 + 6) + (40 + 8 + 16) + (20 + 5)
     assert len({v.name for v in variants}) == len(variants)
     for v in variants:
         assert Variant.parse(v.name) == v
@@ -41,7 +41,7 @@ def test_canonical_names():
     (dict(arch="sm_100a", schedule="swapab", bn=16, cta_group=2), ["cta_group=2"]),
     (dict(arch="sm_100a", schedule="swapab", bn=512, cta_group=1), ["bn=512", "16, 32, 64, 128, 256"]),
     (dict(arch="sm_90a", schedule="swapab", bn=16, cta_group=4), ["cta_group=4", "1, 2"]),
-    (dict(arch="sm_90a", schedule="swapab", bn=48, cta_group=1), ["bn=48", "16, 32, 64, 128, 256"]),
+    (dict(arch="sm_90a", schedule="swapab", bn=48, cta_group=1), ["bn=48", "16, 32, 64, 128, 160, 256"]),
     (dict(arch="sm_90a", schedule="tile", bn=64, cta_group=1), ["bn=64", "128, 224, 256"]),
     (dict(arch="sm_90a", schedule="splitk", bn=128, cta_group=1), ["schedule='splitk'"]),
 ])

@@ -13,7 +13,8 @@
   the cluster size, at least one cluster.
 - schedule: 'swapab' (the decode schedule) when M <= SWAPAB_DEFAULT_MAX_M (mode none) or
   SWAPAB_DEFAULT_MAX_M_FUSED (rs/ar), the M fits the group's landing rows and the arch has it,
-  with the smallest token tile >= M (rs/ar: at most 128; none: 256 above, and on sm_90a, up
+  with the smallest token tile >= M (rs/ar: at most 128, or one tile of 160 at M 129..160 where
+  the arch has it; none: 256 above, and on sm_90a, up
   to M = SWAPAB_DEFAULT_MAX_M_TWO_TILES, two token tiles of 160/192/224) and cta_group 1;
   else 'tile'. A measured tuning table (runtime/tuning.py), when one exists for the op's
   shape, overrides these defaults.
@@ -23,7 +24,7 @@ from __future__ import annotations
 import math
 
 from codegen.contract import (BM, BNS, MIN_BN, SCHEDULE_ARCHS, SWAPAB_BM, SWAPAB_BNS,
-                              SWAPAB_NONE_BNS, cdiv, swapab_bns)
+                              SWAPAB_EXTRA_BNS, cdiv, swapab_bns)
 
 BN_256_MIN_M = 2048
 #: Largest M the default rule sends to the decode schedule (without a tuning table): mode none
@@ -40,6 +41,10 @@ SWAPAB_DEFAULT_MAX_M_TWO_TILES = 448
 #: rs/ar default token tile cap: above 128 rows the kernel loops over token tiles of 128, so
 #: one tile's push overlaps the next one's MMA (128 beat 256 at M 256/512 by 1-20%).
 SWAPAB_DEFAULT_MAX_BT_FUSED = 128
+#: ...except where one token tile of up to this many rows covers M (sm_90a has 160): at M
+#: 129..160 one tile of 160 beat two of 128 by 10-19% (rs) and 1-8% (ar) on two H200s
+#: (BENCHMARKS.md 2026-11-30).
+SWAPAB_DEFAULT_ONE_TILE_FUSED = 160
 CTA_GROUP_2_MIN_M = 257
 
 
@@ -104,7 +109,7 @@ def choose_schedule(M: int, arch: str, land_rows: int, fixed: str | None = None,
         return fixed
     if mode != "none":
         top = SWAPAB_DEFAULT_MAX_M_FUSED
-    elif SWAPAB_NONE_BNS.get(arch):
+    elif SWAPAB_EXTRA_BNS.get(arch, {}).get("none"):
         top = SWAPAB_DEFAULT_MAX_M_TWO_TILES
     else:
         top = SWAPAB_DEFAULT_MAX_M
@@ -125,11 +130,12 @@ def swapab_token_tile(M: int, fixed: int | None = None,
 def swapab_default_token_tile(M: int, mode: str, fixed: int | None = None,
                               arch: str = "sm_90a") -> int:
     """The default token tile: the smallest of the (arch, mode) kernels' >= M; rs/ar cap it at
-    SWAPAB_DEFAULT_MAX_BT_FUSED; mode none above SWAPAB_DEFAULT_MAX_M (two token tiles): the
+    SWAPAB_DEFAULT_MAX_BT_FUSED unless one tile of up to SWAPAB_DEFAULT_ONE_TILE_FUSED covers M;
+    mode none above SWAPAB_DEFAULT_MAX_M (two token tiles): the
     smallest >= M / 2."""
     rows = cdiv(M, 2) if mode == "none" and M > SWAPAB_DEFAULT_MAX_M else M
     bt = swapab_token_tile(rows, fixed, swapab_bns(arch, mode))
-    if fixed is None and mode != "none":
+    if fixed is None and mode != "none" and not M <= bt <= SWAPAB_DEFAULT_ONE_TILE_FUSED:
         bt = min(bt, SWAPAB_DEFAULT_MAX_BT_FUSED)
     return bt
 

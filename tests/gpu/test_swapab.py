@@ -56,6 +56,32 @@ def test_fused_swapab_decode_sizes(tp, mode, cg):
             check_outputs(mode, outs2, xs2, ws2, f"tile after swapab tp={tp} {mode} M={M2}")
 
 
+def _extra_fused_tiles():
+    """(mode, token tile) of the rs/ar decode kernels beyond SWAPAB_BNS (sm_90a: 160)."""
+    return [(mode, bt) for mode in ("rs", "ar") for bt in contract.swapab_bns("sm_90a", mode)
+            if bt not in contract.SWAPAB_BNS]
+
+
+@pytest.mark.gpu
+@requires_gpu
+@pytest.mark.parametrize("cg", contract.SWAPAB_CTA_GROUPS["sm_90a"])
+@pytest.mark.parametrize("mode,bt", _extra_fused_tiles())
+@pytest.mark.parametrize("tp", [2, 8])
+def test_fused_extra_token_tiles(tp, mode, bt, cg):
+    """The rs/ar token tiles outside SWAPAB_BNS, forced: every decode M, the tile's edges and
+    several token tiles (M > bt loops over them), forward and backward."""
+    N, K = 1024, 1536
+    group = VirtualGroup(tp, 512, N, mode)
+    op = GemmRsAr(512, N, K, mode, group, schedule="swapab", bn=bt, cta_group=cg,
+                  timeout_ms=TIMEOUT_MS)
+    Ms = sorted({*DECODE_MS, bt - 1, bt, bt + 1, 2 * bt + 7})
+    for M in Ms + Ms[::-1]:
+        xs, ws, outs = run_poisoned(op, tp, M, N, K)
+        op.synchronize()
+        assert op.last_launch[0]["schedule"] == "swapab" and op.last_launch[0]["bn"] == bt
+        check_outputs(mode, outs, xs, ws, f"swapab bt={bt} cg={cg} tp={tp} {mode} M={M}")
+
+
 @pytest.mark.gpu
 @requires_gpu
 @pytest.mark.parametrize("mode", ["ar", "rs"])
