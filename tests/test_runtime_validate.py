@@ -324,6 +324,10 @@ def test_swapab_past_its_landing_rows_is_refused_before_launch():
     assert op.last_launch == {}
     # dispatched (not forced): 513 rows take the tile schedule
     assert GemmRsAr(600, N, K, "rs", CpuGroup(max_M=600), arch="sm_90a").choice(513)[0] == "tile"
+    # mode none (no group): the same refusal, not an AttributeError on the missing group
+    none = GemmRsAr(600, N, K, "none", schedule="swapab", arch="sm_90a", device="cpu")
+    with pytest.raises(InputError, match=r"\(M\) = 513 exceeds the 512 rows the swapab schedule"):
+        none(0, bf16(513, K), bf16(N, K))
 
 
 def test_swapab_pair_needs_two_k_halves():

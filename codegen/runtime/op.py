@@ -377,8 +377,11 @@ class GemmRsAr:
             return plan
         variant = self.variant(M)
         if variant.schedule == "swapab" and M > self.land_rows:
-            raise InputError(f"x.shape[0] (M) = {M} exceeds the {self.land_rows} landing rows "
-                             f"of the swapab schedule (group max_M {self.group.max_M})")
+            where = (f"the {self.land_rows} landing rows of the swapab schedule (group max_M "
+                     f"{self.group.max_M})" if self.group is not None else
+                     f"the {self.land_rows} rows the swapab schedule serves")
+            raise InputError(f"x.shape[0] (M) = {M} exceeds {where}; leave schedule=None (the "
+                             f"tile schedule serves any M)")
         kern = self.kernel(variant)
         grid = dispatch.launch_grid(variant, kern.entry.meta["launch"], kern.cluster[0], M, self.N,
                                     self.sm_budget)
