@@ -7,7 +7,10 @@ the tuning sweep tries (codegen.runtime.tuning.candidates: the tile schedule at 
 group, the swapab schedule at each token tile), by CUDA-graph replay (tools/graph_timing.py),
 and prints a table: dispatch and best candidate, each against torch.mm. `--json PATH` writes
 every row; `--tune-out ROOT` writes mode none's tuning tables (ROOT/tuning/, read by GemmRsAr's
-dispatch) from the best candidates.
+dispatch) from the best candidates. `--cold-weights` cycles every timed path through copies of W
+that together exceed the L2 twice (graph_timing.weight_copies): each call then streams W from
+HBM, as in a model whose other layers' weights pass through the L2 in between; without it a
+W of up to ~40 MB stays L2-resident across replays.
 
     PYTHONPATH=. python3 tools/bench_decode.py --json out/decode_none.json
 """
@@ -25,7 +28,7 @@ from codegen.contract import ARCH_OF_CAPABILITY  # noqa: E402
 from codegen.runtime import CacheMissError, GemmRsAr  # noqa: E402
 from codegen.runtime.tuning import candidates as sweep_candidates  # noqa: E402
 from codegen.runtime.tuning import table_path, write_table  # noqa: E402
-from graph_timing import graph_time_us  # noqa: E402  (tools/ is the script's directory)
+from graph_timing import graph_time_us, rotating, weight_copies  # noqa: E402  (tools/ is the script's directory)
 
 
 def _ints(text: str) -> list[int]:
@@ -69,17 +72,24 @@ def main(argv=None) -> int:
     ap.add_argument("--json", type=Path, default=None)
     ap.add_argument("--tune-out", type=Path, default=None, metavar="ROOT",
                     help="write mode none's tuning tables under ROOT/tuning/")
+    ap.add_argument("--cold-weights", action="store_true",
+                    help="cycle through copies of W that exceed the L2 (each call reads W from HBM)")
     args = ap.parse_args(argv)
+    l2_bytes = torch.cuda.get_device_properties(torch.cuda.current_device()).L2_cache_size
     rows = []
     print(f"{'K':>5} {'M':>5} {'torch.mm':>9} | dispatch (us, vs torch.mm) | candidates | best, "
           "best/torch")
     for K in args.ks:
         w = torch.randn(args.n, K, device="cuda").to(torch.bfloat16)
+        ws = weight_copies(w, l2_bytes) if args.cold_weights else [w]
         for M in args.ms:
             x = torch.randn(M, K, device="cuda").to(torch.bfloat16)
             ref_out = torch.empty(M, args.n, device="cuda", dtype=torch.bfloat16)
-            t_mm = graph_time_us(lambda: torch.mm(x, w.t(), out=ref_out), args.iters, args.replays)
-            row = {"K": K, "M": M, "N": args.n, "torch_mm_us": t_mm, "fused": {}}
+            nxt = rotating(ws)
+            t_mm = graph_time_us(lambda: torch.mm(x, nxt().t(), out=ref_out), args.iters,
+                                 args.replays)
+            row = {"K": K, "M": M, "N": args.n, "torch_mm_us": t_mm, "weight_copies": len(ws),
+                   "fused": {}}
             for schedule, bn, cg in [(None, None, None)] + candidates(M, args.n):
                 # first the op's own dispatch (the tuning table in the cache root, if any): the
                 # unbiased number; the candidates' best is what a new table would pick
@@ -92,7 +102,8 @@ def main(argv=None) -> int:
                     op(0, x, w, out=out)
                     torch.cuda.synchronize()
                     err = float((out.float() - x.float() @ w.float().t()).abs().max())
-                    t = graph_time_us(lambda: op(0, x, w, out=out), args.iters, args.replays)
+                    nxt = rotating(ws)
+                    t = graph_time_us(lambda: op(0, x, nxt(), out=out), args.iters, args.replays)
                     row["fused"][label] = {"us": t, "max_abs_err": err, "variant": op.variant(M).name,
                                            "choice": list(op.choice(M))}
                 except (CacheMissError, ValueError) as exc:

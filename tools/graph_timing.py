@@ -1,6 +1,8 @@
 """CUDA-graph replay timing shared by the benchmark scripts (imported, never run)."""
 from __future__ import annotations
 
+import itertools
+import math
 import statistics
 
 
@@ -36,3 +38,20 @@ def graph_time_us(fn, iters: int, replays: int, warmup: int = 3) -> float:
         times.append(start.elapsed_time(end) * 1000.0 / iters)
     del graph
     return statistics.median(times)
+
+
+def weight_copies(w, l2_bytes: int, factor: float = 2.0) -> list:
+    """`w` and enough copies of it that cycling through them keeps each call's weight out of
+    the L2 (the other copies read between two uses of one span `factor` x the L2): the cold
+    regime of a model whose other layers' weights pass through the L2 between two uses of this
+    one. At decode sizes the weight is most of the bytes, and a single W of 11-33 MB stays in
+    the H200's 50 MB L2 across graph replays, so one copy times an L2-resident weight."""
+    n = 1 + math.ceil(factor * l2_bytes / max(1, w.numel() * w.element_size()))
+    return [w] + [w.clone() for _ in range(n - 1)]
+
+
+def rotating(items: list):
+    """A function returning items[0], items[1], ... cyclically: the weight of each call a graph
+    captures (so the captured calls read the copies in turn)."""
+    it = itertools.cycle(items)
+    return lambda: next(it)
