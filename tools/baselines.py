@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import math
 
+from graph_timing import weight_of  # tools/ is on the path of every script that imports this
+
 BASELINES = {"ar": ("nccl", "symm_two_shot", "symm_one_shot"), "rs": ("nccl", "symm_rs")}
 #: A baseline whose result differs from the reference by more than this is wrong, not fast.
 MAX_RELERR = 0.05
@@ -58,7 +60,8 @@ def relerr(out, ref) -> float:
 
 
 class Unfused:
-    """One mode's baselines on this rank: the buffers, and per (x, w, M) the calls to time.
+    """One mode's baselines on this rank: the buffers, and per (x, w, M) the calls to time
+    (`w`: the weight, or a function returning each call's copy of it: graph_timing.weight_of).
 
     Collective (allocates and rendezvouses a symmetric buffer): every rank constructs it.
     """
@@ -107,7 +110,7 @@ class Unfused:
         part = self._new(rows)
 
         def call():
-            self.torch.mm(x, w.t(), out=part)
+            self.torch.mm(x, weight_of(w).t(), out=part)
             self.dist.all_reduce(part)
             return part
         return call
@@ -118,7 +121,7 @@ class Unfused:
         op = getattr(self.torch.ops.symm_mem, op_name)
 
         def call():
-            self.torch.mm(x, w.t(), out=buf)
+            self.torch.mm(x, weight_of(w).t(), out=buf)
             return op(buf, "sum", self.group_name)  # two-shot: in place (returns buf)
         return call
 
@@ -132,7 +135,7 @@ class Unfused:
         part, out = self._new(rows, zero=True), self._new(rows // self.tp)  # pad rows stay 0
 
         def call():
-            self.torch.mm(x, w.t(), out=part[:M])
+            self.torch.mm(x, weight_of(w).t(), out=part[:M])
             self.dist.reduce_scatter_tensor(out, part)
             return out
         return call
@@ -147,7 +150,7 @@ class Unfused:
                                                "reduce_op": "sum"})
 
         def call():
-            self.torch.mm(x, w.t(), out=buf[:M])
+            self.torch.mm(x, weight_of(w).t(), out=buf[:M])
             op(*args, **kwargs)
             return out
         return call

@@ -30,7 +30,10 @@ writes one tuning table per (mode, K) to DIR/tuning/ (DIR is a cache root, e.g. 
 A candidate whose construction or prepare raises CacheMissError / InputError is skipped with
 the reason. A result off by more than baselines.MAX_RELERR is recorded as wrong and skipped.
 Timing: `--iters` calls captured in one CUDA graph, `--warmup` replays, median of `--replays`
-replays / iters, per rank; the reported time is the slowest rank's (all_reduce MAX).
+replays / iters, per rank; the reported time is the slowest rank's (all_reduce MAX). With
+`--cold-weights` every call of every path (ours and the baselines) reads the next of several
+copies of W that span twice the L2, so W comes from HBM as in a model; without it one W of
+11-33 MB stays in the L2 across replays.
 Crossover M per (mode, K): the smallest M from which fused is never slower than the best.
 
 Not a test: it asserts nothing about speed. It refuses to run when the environment enables
@@ -50,7 +53,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from baselines import BASELINES, MAX_RELERR, Unfused, relerr  # noqa: E402  (tools/ is the script's directory)
 from bench_report import crossovers, markdown_table, plot_png, summarize, text_line, tuning_rows  # noqa: E402
-from graph_timing import graph_time_us  # noqa: E402
+from graph_timing import graph_time_us, rotating, weight_copies, weight_of  # noqa: E402
 from link_bound import COPIES, PeerCopy, gbps  # noqa: E402
 
 from codegen.runtime.tuning import candidates, table_path, write_table  # noqa: E402
@@ -87,6 +90,9 @@ def parse_args(argv=None):
                     help="MiB copied from the peer to measure the NVLink bandwidth (0: not measured)")
     ap.add_argument("--link-copy", choices=COPIES, default="sm",
                     help="which measured copy gives T_link: an SM kernel (default) or memcpy")
+    ap.add_argument("--cold-weights", action="store_true",
+                    help="every timed path cycles through copies of W spanning twice the L2 (each "
+                         "call reads W from HBM, as in a model: graph_timing.weight_copies)")
     ap.add_argument("--no-ours-gemm", action="store_true",
                     help="do not time our GEMM alone (mode none) for the time breakdown")
     ap.add_argument("--sm-margin", type=int, default=0)
@@ -229,7 +235,7 @@ class Bench:
         if err:
             return {"skipped": err}
         out = self.torch.empty(op.out_shape(M), dtype=self.torch.bfloat16, device=self.device)
-        call = lambda: op(self.rank, x, w, out=out)  # noqa: E731
+        call = lambda: op(self.rank, x, weight_of(w), out=out)  # noqa: E731
         us, err = self.step(lambda: (self.timed(call), op.synchronize())[0])
         if not err:
             res, err = self.step(lambda: self.result(call, ref, op.synchronize))
@@ -260,7 +266,7 @@ class Bench:
         if err:
             return {"ours_gemm_us": None, "ours_gemm_error": err}
         out = self.torch.empty(op.out_shape(M), dtype=self.torch.bfloat16, device=self.device)
-        call = lambda: op(0, x, w, out=out)  # noqa: E731  (group-less: local rank 0)
+        call = lambda: op(0, x, weight_of(w), out=out)  # noqa: E731  (group-less: local rank 0)
         us, err = self.step(lambda: (self.timed(call), op.synchronize())[0])
         if not err:
             res, err = self.step(lambda: self.result(call, ref, op.synchronize))
@@ -277,7 +283,7 @@ class Bench:
                "link_gbps": self.link.get("gbps")}
         x = (self.torch.randn((M, K), device=self.device) * 0.1).to(self.torch.bfloat16)
         mm_out = self.torch.empty(M, self.N, dtype=self.torch.bfloat16, device=self.device)
-        t, _ = self.step(lambda: self.timed(lambda: self.torch.mm(x, w.t(), out=mm_out)))
+        t, _ = self.step(lambda: self.timed(lambda: self.torch.mm(x, weight_of(w).t(), out=mm_out)))
         t = self.slowest([INF if t is None else t])[0]
         row["gemm_us"] = None if t == INF else t
         ref = self.measure_baselines(row, x, w, M)
@@ -371,6 +377,8 @@ class Bench:
             for K in a.ks:
                 self.ops, self.gemm_ops = FusedOps(self, K), GemmOps(self, K)
                 w = (torch.randn((self.N, K), device=self.device) * 0.1).to(torch.bfloat16)
+                if a.cold_weights:   # every call of every path reads the next copy of W
+                    w = rotating(weight_copies(w, self.props.L2_cache_size))
                 for M in a.ms:
                     rows.append(self.measure(K, M, w))
                     self.say(text_line(rows[-1]))
@@ -395,7 +403,7 @@ class Bench:
                 "iters": a.iters, "replays": a.replays,
                 "nccl_nvls_enable": os.environ.get("NCCL_NVLS_ENABLE"),
                 "link": self.link, "link_gbps": self.link.get("gbps"),
-                "ours_gemm": not a.no_ours_gemm}
+                "ours_gemm": not a.no_ours_gemm, "cold_weights": a.cold_weights}
         if a.json:
             a.json.parent.mkdir(parents=True, exist_ok=True)
             a.json.write_text(json.dumps({**meta, "rows": rows, "crossovers": cross}, indent=1))

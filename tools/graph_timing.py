@@ -55,3 +55,9 @@ def rotating(items: list):
     captures (so the captured calls read the copies in turn)."""
     it = itertools.cycle(items)
     return lambda: next(it)
+
+
+def weight_of(w):
+    """The weight of one call: `w` itself, or `w()` where `w` is a rotating() function of copies
+    (a benchmark's --cold-weights)."""
+    return w() if callable(w) else w
