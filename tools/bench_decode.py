@@ -25,7 +25,7 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from codegen.contract import ARCH_OF_CAPABILITY  # noqa: E402
-from codegen.runtime import CacheMissError, GemmRsAr  # noqa: E402
+from codegen.runtime import CacheMissError, DriverError, GemmRsAr  # noqa: E402
 from codegen.runtime.tuning import candidates as sweep_candidates  # noqa: E402
 from codegen.runtime.tuning import table_path, write_table  # noqa: E402
 from graph_timing import graph_time_us, rotating, weight_copies  # noqa: E402  (tools/ is the script's directory)
@@ -106,7 +106,9 @@ def main(argv=None) -> int:
                     t = graph_time_us(lambda: op(0, x, nxt(), out=out), args.iters, args.replays)
                     row["fused"][label] = {"us": t, "max_abs_err": err, "variant": op.variant(M).name,
                                            "choice": list(op.choice(M))}
-                except (CacheMissError, ValueError) as exc:
+                except (CacheMissError, DriverError, ValueError) as exc:
+                    # recorded per candidate: one a driver call refuses (e.g. a TMA box the
+                    # encoder rejects) must not end the sweep
                     row["fused"][label] = {"error": str(exc)[:200]}
             timed = {k: v["us"] for k, v in row["fused"].items() if "us" in v and k != "dispatch"}
             best = min(timed, key=timed.get) if timed else None
