@@ -147,6 +147,15 @@ def swapab_bns(arch: str | None, mode: str) -> tuple[int, ...]:
     return tuple(sorted(set(SWAPAB_BNS) | extra))
 
 
+def implied_schedule(bn: int | None, cta_group: int | None) -> str | None:
+    """The schedule a fixed BN / CTA group names when no schedule is given: 'swapab' for a width
+    only the decode kernels have (SWAPAB_ALL_BNS, not BNS), 'tile' for any other fixed BN or CTA
+    group, None when neither is fixed (the dispatcher decides)."""
+    if bn is None and cta_group is None:
+        return None
+    return "swapab" if bn in SWAPAB_ALL_BNS and bn not in BNS else "tile"
+
+
 def x_tail_rows(M: int, tile: int) -> int:
     """Rows of x the last row tile of a call loads (1..tile): the box rows of `tma_t`.
 

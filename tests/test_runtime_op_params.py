@@ -269,3 +269,13 @@ def test_last_row_tile_descriptor(encoded, schedule, bn, M):
     tail = contract.x_tail_rows(M, tile)
     assert by_box[(64, tail)][1:3] == (M, K) and p["tma_t_shape"] == (M, K)
     assert struct.unpack_from("<QQQQII", p["tma_t"])[4:] == (64, tail)
+
+
+def test_implied_schedule_of_a_fixed_bn_or_cta_group():
+    """The one rule the constructor's checks and the dispatcher share: a width only the decode
+    kernels have names the swapab schedule; any other fixed BN or CTA group the tile schedule."""
+    only_decode = sorted(set(contract.SWAPAB_ALL_BNS) - set(contract.BNS))
+    assert only_decode and all(contract.implied_schedule(bn, None) == "swapab" for bn in only_decode)
+    assert all(contract.implied_schedule(bn, cg) == "tile" for bn in contract.BNS for cg in (None, 2))
+    assert contract.implied_schedule(None, 2) == "tile"
+    assert contract.implied_schedule(None, None) is None

@@ -160,12 +160,8 @@ class GemmRsAr:
             if usable and self.N % (contract.SWAPAB_BM if schedule == "swapab" else bn) == 0:
                 return schedule, bn, cg
         fixed = self.fixed_schedule
-        if fixed is None and (self.fixed_bn is not None or self.fixed_cta_group is not None):
-            # a fixed BN / CTA group names a tile-schedule configuration, unless the BN exists
-            # only as a decode token tile (16, 32, 64, 160, 192)
-            only_swapab = (self.fixed_bn in contract.SWAPAB_ALL_BNS
-                           and self.fixed_bn not in contract.BNS)
-            fixed = "swapab" if only_swapab else "tile"
+        if fixed is None:
+            fixed = contract.implied_schedule(self.fixed_bn, self.fixed_cta_group)
         schedule = dispatch.choose_schedule(M, self.arch, self.land_rows, fixed, self.mode)
         if schedule == "swapab":
             bt = dispatch.swapab_default_token_tile(M, self.mode, self.fixed_bn, self.arch)

@@ -40,8 +40,8 @@ def check_op_args(max_M, N, K, mode, group, *, bn, cta_group, sm_budget, transpo
         schedule, tuple(sorted(set(contract.BNS) | set(swapab))))
     if bn is not None and bn not in bns:
         raise InputError(f"bn = {bn!r} must be one of {bns} or None")
-    if schedule is None and bn is not None and bn not in contract.BNS:
-        schedule = "swapab"     # a width only the decode kernels have names their schedule
+    if schedule is None:    # e.g. a width only the decode kernels have names their schedule
+        schedule = contract.implied_schedule(bn, cta_group)
     swapab_cgs = sorted({cg for cgs in contract.SWAPAB_CTA_GROUPS.values() for cg in cgs})
     if schedule == "swapab" and cta_group not in (None, *swapab_cgs):
         raise InputError(f"cta_group = {cta_group!r}: the swapab schedule has cta_group "
