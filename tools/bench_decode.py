@@ -28,7 +28,7 @@ from codegen.contract import ARCH_OF_CAPABILITY  # noqa: E402
 from codegen.runtime import CacheMissError, DriverError, GemmRsAr  # noqa: E402
 from codegen.runtime.tuning import candidates as sweep_candidates  # noqa: E402
 from codegen.runtime.tuning import table_path, write_table  # noqa: E402
-from graph_timing import graph_time_us, rotating, weight_copies  # noqa: E402  (tools/ is the script's directory)
+from graph_timing import graph_time_us, rotating, weight_copies, weight_of  # noqa: E402  (tools/ is the script's directory)
 
 
 def _ints(text: str) -> list[int]:
@@ -81,14 +81,15 @@ def main(argv=None) -> int:
           "best/torch")
     for K in args.ks:
         w = torch.randn(args.n, K, device="cuda").to(torch.bfloat16)
-        ws = weight_copies(w, l2_bytes) if args.cold_weights else [w]
+        # the timed calls' weight: w, or (cold) the next of its copies (graph_timing.weight_of)
+        copies = weight_copies(w, l2_bytes) if args.cold_weights else [w]
+        w_calls = rotating(copies) if args.cold_weights else w
         for M in args.ms:
             x = torch.randn(M, K, device="cuda").to(torch.bfloat16)
             ref_out = torch.empty(M, args.n, device="cuda", dtype=torch.bfloat16)
-            nxt = rotating(ws)
-            t_mm = graph_time_us(lambda: torch.mm(x, nxt().t(), out=ref_out), args.iters,
-                                 args.replays)
-            row = {"K": K, "M": M, "N": args.n, "torch_mm_us": t_mm, "weight_copies": len(ws),
+            t_mm = graph_time_us(lambda: torch.mm(x, weight_of(w_calls).t(), out=ref_out),
+                                 args.iters, args.replays)
+            row = {"K": K, "M": M, "N": args.n, "torch_mm_us": t_mm, "weight_copies": len(copies),
                    "fused": {}}
             for schedule, bn, cg in [(None, None, None)] + candidates(M, args.n):
                 # first the op's own dispatch (the tuning table in the cache root, if any): the
@@ -102,8 +103,8 @@ def main(argv=None) -> int:
                     op(0, x, w, out=out)
                     torch.cuda.synchronize()
                     err = float((out.float() - x.float() @ w.float().t()).abs().max())
-                    nxt = rotating(ws)
-                    t = graph_time_us(lambda: op(0, x, nxt(), out=out), args.iters, args.replays)
+                    t = graph_time_us(lambda: op(0, x, weight_of(w_calls), out=out), args.iters,
+                                      args.replays)
                     row["fused"][label] = {"us": t, "max_abs_err": err, "variant": op.variant(M).name,
                                            "choice": list(op.choice(M))}
                 except (CacheMissError, DriverError, ValueError) as exc:
