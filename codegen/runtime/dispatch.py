@@ -131,8 +131,7 @@ def swapab_default_token_tile(M: int, mode: str, fixed: int | None = None,
                               arch: str = "sm_90a") -> int:
     """The default token tile: the smallest of the (arch, mode) kernels' >= M; rs/ar cap it at
     SWAPAB_DEFAULT_MAX_BT_FUSED unless one tile of up to SWAPAB_DEFAULT_ONE_TILE_FUSED covers M;
-    mode none above SWAPAB_DEFAULT_MAX_M (two token tiles): the
-    smallest >= M / 2."""
+    mode none above SWAPAB_DEFAULT_MAX_M (two token tiles): the smallest >= M / 2."""
     rows = cdiv(M, 2) if mode == "none" and M > SWAPAB_DEFAULT_MAX_M else M
     bt = swapab_token_tile(rows, fixed, swapab_bns(arch, mode))
     if fixed is None and mode != "none" and not M <= bt <= SWAPAB_DEFAULT_ONE_TILE_FUSED:
