@@ -376,8 +376,9 @@ class GemmRsAr:
             where = (f"the {self.land_rows} landing rows of the swapab schedule (group max_M "
                      f"{self.group.max_M})" if self.group is not None else
                      f"the {self.land_rows} rows the swapab schedule serves")
-            raise InputError(f"x.shape[0] (M) = {M} exceeds {where}; leave schedule=None (the "
-                             f"tile schedule serves any M)")
+            raise InputError(f"x.shape[0] (M) = {M} exceeds {where}; for more rows leave "
+                             f"schedule and bn to the dispatcher (schedule=None and a bn the tile "
+                             f"schedule has, or none: it serves any M)")
         kern = self.kernel(variant)
         grid = dispatch.launch_grid(variant, kern.entry.meta["launch"], kern.cluster[0], M, self.N,
                                     self.sm_budget)
