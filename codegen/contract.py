@@ -55,9 +55,11 @@ SWAPAB_EXTRA_BNS = {
 #: Every token tile some decode kernel has.
 SWAPAB_ALL_BNS = tuple(sorted(set(SWAPAB_BNS).union(
     *(bns for per_mode in SWAPAB_EXTRA_BNS.values() for bns in per_mode.values()))))
-#: cta_group of the swapab kernels per arch: on sm_90a 2 = a CTA pair (a 2-CTA cluster) on one
-#: 128-row W tile, each CTA one half of K, the half-sums added through distributed shared
-#: memory before the push (needs K >= 2 * BK); the sm_100a decode kernel has cta_group 1 only.
+#: cta_group of the swapab kernels per arch; the sm_100a decode kernel has cta_group 1 only. On
+#: sm_90a, 2 is (swapab_pair) for rs/ar a CTA pair (a 2-CTA cluster) on one 128-row W tile,
+#: each CTA one half of K, the half-sums added through distributed shared memory before the
+#: push (needs K >= 2 * BK); and (swapab_wide) for mode none one CTA per (128-row W tile, token
+#: tile), the pairs spread over the grid: no cluster, no K split.
 SWAPAB_CTA_GROUPS = {"sm_90a": (1, 2), "sm_100a": (1,)}
 SWAPAB_BM = 64
 SWAPAB_MAX_ROWS = 512
@@ -145,6 +147,17 @@ def swapab_bns(arch: str | None, mode: str) -> tuple[int, ...]:
     archs = ARCHS if arch is None else (arch,)
     extra = set().union(*(SWAPAB_EXTRA_BNS.get(a, {}).get(mode, ()) for a in archs))
     return tuple(sorted(set(SWAPAB_BNS) | extra))
+
+
+def swapab_pair(mode: str, cta_group: int) -> bool:
+    """Whether a decode kernel of cta_group `cta_group` is a CTA pair splitting K (rs/ar)."""
+    return cta_group == 2 and mode in COLLECTIVE_MODES
+
+
+def swapab_wide(mode: str, cta_group: int) -> bool:
+    """Whether a decode kernel is "wide": mode none's cta_group 2, one CTA per (128-row W
+    tile, token tile), its grid N / 128 * ceil(M / token tile) CTAs (at most the SM budget)."""
+    return cta_group == 2 and mode == "none"
 
 
 def implied_schedule(bn: int | None, cta_group: int | None) -> str | None:

@@ -91,10 +91,12 @@ def test_collective_instructions(built, v):
 def test_arch_instructions(built, v):
     ptx, _ = built[v]
     if v.schedule == "swapab":
-        # no TMA multicast; cta_group 2 (sm_90a): a CTA pair splits K over one 128-row W tile
-        # and hands its half-sum over through distributed shared memory
+        # no TMA multicast; cta_group 2 (sm_90a): rs/ar: a CTA pair splits K over one 128-row
+        # W tile and hands its half-sum over through distributed shared memory; mode none: one
+        # CTA per (128-row W tile, token tile), no cluster (contract.swapab_pair / swapab_wide)
         assert not _has(ptx, r"multicast::cluster")
-        pair = v.cta_group == 2
+        pair = contract.swapab_pair(v.mode, v.cta_group)
+        wide = contract.swapab_wide(v.mode, v.cta_group)
         assert _has(ptx, r"ld\.shared::cluster\.v4\.u32") == pair
         assert _has(ptx, r"mbarrier\.arrive\.release\.cluster\.shared::cluster") == pair
         if v.arch == "sm_90a":
@@ -102,7 +104,8 @@ def test_arch_instructions(built, v):
             # tiles of 32+ over two warpgroups, half the tokens each; 2: the warpgroups split
             # the 128 W rows)
             assert ".target sm_90a" in ptx
-            wn = v.bn // 2 if (v.bn >= 32 and not pair) else v.bn
+            wn = v.bn // 2 if (v.bn >= 32 and v.cta_group == 1) else v.bn
+            assert not wide or built[v][1]["launch"]["cluster"] == [1, 1, 1]
             assert _has(ptx, rf"wgmma\.mma_async\.sync\.aligned\.m64n{wn}k16\.f32\.bf16\.bf16")
             assert not _has(ptx, r"tcgen05")
         else:
@@ -216,5 +219,7 @@ def test_meta_abi_matches_ptx(built, v):
     assert len(names) == n_params
     assert names[:2] == ["tma_a", "tma_a_shape"]
     assert ("rank" in names) == (v.mode != "none")
-    assert meta["launch"]["cluster"][0] == v.cta_group
+    # a CTA cluster per cta_group, except mode none's wide decode kernel (one CTA, no cluster)
+    wide = v.schedule == "swapab" and contract.swapab_wide(v.mode, v.cta_group)
+    assert meta["launch"]["cluster"][0] == (1 if wide else v.cta_group)
     assert meta["launch"]["dynamic_smem"] > 0

@@ -125,6 +125,11 @@ def test_default_schedule_and_token_tile(mode, M, schedule, bt):
     assert got == schedule
     if got == "swapab":
         assert dispatch.swapab_default_token_tile(M, mode) == bt
-        assert dispatch.swapab_cta_group() == 1 and dispatch.swapab_cta_group(fixed=2) == 2
+        # cta_group 1, but mode none's two token tiles take the wide kernel (cta_group 2)
+        wide = mode == "none" and M > dispatch.SWAPAB_DEFAULT_MAX_M
+        assert dispatch.swapab_cta_group(None, M, mode) == (2 if wide else 1)
+        assert dispatch.swapab_cta_group(None, M, mode, "sm_100a") == 1
+        assert dispatch.swapab_cta_group(fixed=2) == 2
+        assert dispatch.swapab_cta_group(fixed=1, M=M, mode=mode) == 1
     assert dispatch.choose_schedule(M, "sm_90a", 64, mode=mode) == ("swapab" if M <= 64 else "tile")
     assert dispatch.swapab_default_token_tile(M, mode, fixed=64) == 64

@@ -15,8 +15,8 @@
   SWAPAB_DEFAULT_MAX_M_FUSED (rs/ar), the M fits the group's landing rows and the arch has it,
   with the smallest token tile >= M (rs/ar: at most 128, or one tile of 160 at M 129..160 where
   the arch has it; none: 256 above, and on sm_90a, up
-  to M = SWAPAB_DEFAULT_MAX_M_TWO_TILES, two token tiles of 160/192/224) and cta_group 1;
-  else 'tile'. A measured tuning table (runtime/tuning.py), when one exists for the op's
+  to M = SWAPAB_DEFAULT_MAX_M_TWO_TILES, two token tiles of 160/192/224) and cta_group 1
+  (mode none with two token tiles: 2, the wide kernel); else 'tile'. A measured tuning table (runtime/tuning.py), when one exists for the op's
   shape, overrides these defaults.
 """
 from __future__ import annotations
@@ -24,7 +24,8 @@ from __future__ import annotations
 import math
 
 from codegen.contract import (BM, BNS, MIN_BN, SCHEDULE_ARCHS, SWAPAB_BM, SWAPAB_BNS,
-                              SWAPAB_EXTRA_BNS, cdiv, swapab_bns)
+                              SWAPAB_CTA_GROUPS, SWAPAB_EXTRA_BNS, cdiv, swapab_bns,
+                              swapab_wide)
 
 BN_256_MIN_M = 2048
 #: Largest M the default rule sends to the decode schedule (without a tuning table): mode none
@@ -139,14 +140,22 @@ def swapab_default_token_tile(M: int, mode: str, fixed: int | None = None,
     return bt
 
 
-def swapab_cta_group(fixed: int | None = None) -> int:
-    """cta_group of the decode kernel without a tuning table (a table's choice wins): 1.
+def swapab_cta_group(fixed: int | None = None, M: int = 0, mode: str = "rs",
+                     arch: str = "sm_90a") -> int:
+    """cta_group of the decode kernel without a tuning table (a table's choice wins): 1, but 2
+    for mode none with two token tiles (M > SWAPAB_DEFAULT_MAX_M) where the arch has it.
 
-    The CTA pair (cta_group 2, K split over a 128-row W tile) is no longer a default: it won
-    from K = 1536 only while the cta_group 1 kernels ran with serialized WGMMAs (BENCHMARKS.md,
-    2026-11-30 late: after that fix mode none K=2304 M=128 is 9.4 us with cta_group 1 against
-    10.4 with the pair, M=16 6.6 against 8.0). A tuning table may still pick it."""
-    return 1 if fixed is None else fixed
+    rs/ar: the CTA pair (cta_group 2, K split over a 128-row W tile) is no longer a default: it
+    won from K = 1536 only while the cta_group 1 kernels ran with serialized WGMMAs
+    (BENCHMARKS.md, 2026-11-30 late: after that fix mode none K=2304 M=128 is 9.4 us with
+    cta_group 1 against 10.4 with the pair, M=16 6.6 against 8.0). A tuning table may still pick
+    it. Mode none's cta_group 2 is the wide kernel (contract.swapab_wide): with the same two
+    token tiles it beat cta_group 1 at M 288..448 on one H200 (cold weights, K = 2304:
+    0.92x-1.04x torch.mm against 0.80x-0.96x; BENCHMARKS.md, the wide decode kernel)."""
+    if fixed is not None:
+        return fixed
+    two_tiles = mode == "none" and M > SWAPAB_DEFAULT_MAX_M
+    return 2 if two_tiles and 2 in SWAPAB_CTA_GROUPS.get(arch, ()) else 1
 
 
 def swapab_grid(N: int, sm_budget: int, cluster: int = 1) -> int:
@@ -157,6 +166,9 @@ def swapab_grid(N: int, sm_budget: int, cluster: int = 1) -> int:
 
 def launch_grid(variant, launch: dict, cluster: int, M: int, N: int, sm_budget: int) -> int:
     """The grid of one launch of `variant` (meta.json `launch` of its kernel, its cluster size)."""
+    if variant.schedule == "swapab" and swapab_wide(variant.mode, variant.cta_group):
+        # one CTA per (128-row W tile, token tile), looping when the budget is smaller
+        return max(1, min(sm_budget, (N // (2 * SWAPAB_BM)) * cdiv(M, variant.bn)))
     if variant.schedule == "swapab":
         return swapab_grid(N, sm_budget, variant.cta_group)
     return grid_size(M, N, int(launch.get("bn", variant.bn)), cluster, sm_budget,

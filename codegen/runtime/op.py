@@ -156,7 +156,8 @@ class GemmRsAr:
             schedule, bn, cg = table.choice(M)
             usable = schedule == "tile" or (M <= self.land_rows
                                             and self.arch in contract.SCHEDULE_ARCHS[schedule]
-                                            and (cg == 1 or self.K >= 2 * contract.BK))
+                                            and (not contract.swapab_pair(self.mode, cg)
+                                                 or self.K >= 2 * contract.BK))
             if usable and self.N % (contract.SWAPAB_BM if schedule == "swapab" else bn) == 0:
                 return schedule, bn, cg
         fixed = self.fixed_schedule
@@ -165,7 +166,8 @@ class GemmRsAr:
         schedule = dispatch.choose_schedule(M, self.arch, self.land_rows, fixed, self.mode)
         if schedule == "swapab":
             bt = dispatch.swapab_default_token_tile(M, self.mode, self.fixed_bn, self.arch)
-            return schedule, bt, dispatch.swapab_cta_group(self.fixed_cta_group)
+            return schedule, bt, dispatch.swapab_cta_group(self.fixed_cta_group, M, self.mode,
+                                                           self.arch)
         cg = dispatch.choose_cta_group(M, self.fixed_cta_group)
         known = self._sm_budget is not None or self.group is not None or torch.cuda.is_available()
         ctas = self.sm_budget if self.fixed_bn is None and known else None
