@@ -56,10 +56,9 @@ SWAPAB_EXTRA_BNS = {
 SWAPAB_ALL_BNS = tuple(sorted(set(SWAPAB_BNS).union(
     *(bns for per_mode in SWAPAB_EXTRA_BNS.values() for bns in per_mode.values()))))
 #: cta_group of the swapab kernels per arch; the sm_100a decode kernel has cta_group 1 only. On
-#: sm_90a, 2 is (swapab_pair) for rs/ar a CTA pair (a 2-CTA cluster) on one 128-row W tile,
-#: each CTA one half of K, the half-sums added through distributed shared memory before the
-#: push (needs K >= 2 * BK); and (swapab_wide) for mode none one CTA per (128-row W tile, token
-#: tile), the pairs spread over the grid: no cluster, no K split.
+#: sm_90a, 2 is the "wide" kernel (swapab_wide): one CTA per (128-row W tile, token tile), the
+#: pairs spread over the grid, no cluster. (Until 2026-11-30 it was a CTA pair splitting K over
+#: a 128-row W tile; the tables had stopped picking it but at one point: BENCHMARKS.md.)
 SWAPAB_CTA_GROUPS = {"sm_90a": (1, 2), "sm_100a": (1,)}
 SWAPAB_BM = 64
 SWAPAB_MAX_ROWS = 512
@@ -149,15 +148,12 @@ def swapab_bns(arch: str | None, mode: str) -> tuple[int, ...]:
     return tuple(sorted(set(SWAPAB_BNS) | extra))
 
 
-def swapab_pair(mode: str, cta_group: int) -> bool:
-    """Whether a decode kernel of cta_group `cta_group` is a CTA pair splitting K (rs/ar)."""
-    return cta_group == 2 and mode in COLLECTIVE_MODES
-
-
 def swapab_wide(mode: str, cta_group: int) -> bool:
-    """Whether a decode kernel is "wide": mode none's cta_group 2, one CTA per (128-row W
-    tile, token tile), its grid N / 128 * ceil(M / token tile) CTAs (at most the SM budget)."""
-    return cta_group == 2 and mode == "none"
+    """Whether a decode kernel is "wide" (every mode's cta_group 2): one CTA per (128-row W
+    tile, token tile), its grid N / 128 * ceil(M / token tile) CTAs (at most the SM budget).
+    `mode` is part of the question for a future arch whose cta_group 2 differs per mode."""
+    del mode
+    return cta_group == 2
 
 
 def implied_schedule(bn: int | None, cta_group: int | None) -> str | None:

@@ -42,8 +42,8 @@ class Variant:
     """One kernel configuration; ``mode='none'`` is the plain GEMM (no transport, no tp).
 
     `schedule` 'tile' (BN = W rows per tile) or 'swapab' (the decode schedule: BN = the token
-    tile, one of SWAPAB_BNS; cta_group 2 = a CTA pair splitting K over a 128-row W tile); see
-    codegen/contract.py.
+    tile, one of SWAPAB_BNS; cta_group 2 = the wide kernel, one CTA per (128-row W tile, token
+    tile)); see codegen/contract.py.
     """
 
     arch: str

@@ -33,12 +33,12 @@ def test_context_has_named_variables():
     # the sm_90a unicast tile rs/ar kernels push their partials into the owners' slots
     assert template_context(Variant("sm_90a", "rs", "unicast", 256, 2, 4))["push"] is True
     assert template_context(Variant("sm_90a", "rs", "multicast", 256, 2, 4))["push"] is False
-    # mode none's decode cta_group 2 is the wide kernel; the rs/ar one is the CTA pair
+    # the decode cta_group 2 is the wide kernel, in every mode
     none_cg2 = Variant("sm_90a", "none", None, 160, 2, None, schedule="swapab")
     assert template_context(none_cg2)["wide"] is True
     assert template_context(dataclasses.replace(none_cg2, cta_group=1))["wide"] is False
     rs_cg2 = Variant("sm_90a", "rs", "unicast", 160, 2, 2, schedule="swapab")
-    assert template_context(rs_cg2)["wide"] is False
+    assert template_context(rs_cg2)["wide"] is True
 
 
 def test_render_output_and_dependencies(tmpl_dir, pkg_dir):

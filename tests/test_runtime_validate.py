@@ -330,17 +330,18 @@ def test_swapab_past_its_landing_rows_is_refused_before_launch():
         none(0, bf16(513, K), bf16(N, K))
 
 
-def test_swapab_pair_needs_two_k_halves():
-    with pytest.raises(InputError, match=r"K = 64: .*cta_group 2 splits K .* K >= 128"):
-        GemmRsAr(MAX_M, N, 64, "rs", CpuGroup(), schedule="swapab", cta_group=2, arch="sm_90a")
-    GemmRsAr(MAX_M, N, 128, "rs", CpuGroup(), schedule="swapab", cta_group=2, arch="sm_90a")
-    # mode none's cta_group 2 is the wide tile (contract.swapab_wide): no K split, any K
+def test_swapab_cta_group_2_takes_any_k():
+    """The decode schedule's cta_group 2 is the wide tile (contract.swapab_wide), no K split
+    (the CTA pair it replaced needed K >= 128): K = 64 is accepted in every mode."""
+    GemmRsAr(MAX_M, N, 64, "rs", CpuGroup(), schedule="swapab", cta_group=2, arch="sm_90a")
+    GemmRsAr(MAX_M, N, 64, "ar", CpuGroup(mode="ar"), schedule="swapab", cta_group=2,
+             arch="sm_90a")
     GemmRsAr(MAX_M, N, 64, "none", schedule="swapab", cta_group=2, arch="sm_90a", device="cpu")
 
 
 def test_wide_decode_grid():
-    """Mode none's cta_group 2 decode kernel: one CTA per (128-row W tile, token tile), at most
-    the SM budget; the CTA pair of rs/ar keeps one cluster per 128-row W tile."""
+    """The cta_group 2 decode kernel (every mode): one CTA per (128-row W tile, token tile), at
+    most the SM budget; cta_group 1: one CTA per 64-row W tile."""
     from codegen.runtime.dispatch import launch_grid
     from codegen.spec import Variant
     wide = Variant("sm_90a", "none", None, 160, 2, None, schedule="swapab")
@@ -348,8 +349,11 @@ def test_wide_decode_grid():
     assert launch_grid(wide, {}, 1, 160, 7168, 132) == 56
     assert launch_grid(wide, {}, 1, 512, 7168, 132) == 132      # 56 x 4, capped: CTAs loop
     assert launch_grid(wide, {}, 1, 1, 128, 132) == 1
-    pair = Variant("sm_90a", "rs", "unicast", 160, 2, 2, schedule="swapab")
-    assert launch_grid(pair, {}, 2, 288, 7168, 132) == 112      # 112 x 64-row tiles, pairs
+    rs = Variant("sm_90a", "rs", "unicast", 160, 2, 2, schedule="swapab")
+    assert launch_grid(rs, {}, 1, 300, 7168, 132) == 112
+    one = Variant("sm_90a", "rs", "unicast", 160, 1, 2, schedule="swapab")
+    assert launch_grid(one, {}, 1, 300, 7168, 132) == 112       # 112 x 64-row W tiles
+    assert launch_grid(one, {}, 1, 300, 16384, 132) == 132
 
 
 def test_default_swapab_choice():

@@ -143,15 +143,11 @@ def swapab_default_token_tile(M: int, mode: str, fixed: int | None = None,
 def swapab_cta_group(fixed: int | None = None, M: int = 0, mode: str = "rs",
                      arch: str = "sm_90a") -> int:
     """cta_group of the decode kernel without a tuning table (a table's choice wins): 1, but 2
-    for mode none with two token tiles (M > SWAPAB_DEFAULT_MAX_M) where the arch has it.
-
-    rs/ar: the CTA pair (cta_group 2, K split over a 128-row W tile) is no longer a default: it
-    won from K = 1536 only while the cta_group 1 kernels ran with serialized WGMMAs
-    (BENCHMARKS.md, 2026-11-30 late: after that fix mode none K=2304 M=128 is 9.4 us with
-    cta_group 1 against 10.4 with the pair, M=16 6.6 against 8.0). A tuning table may still pick
-    it. Mode none's cta_group 2 is the wide kernel (contract.swapab_wide): with the same two
-    token tiles it beat cta_group 1 at M 288..448 on one H200 (cold weights, K = 2304:
-    0.92x-1.04x torch.mm against 0.80x-0.96x; BENCHMARKS.md, the wide decode kernel)."""
+    (the wide kernel, contract.swapab_wide) for mode none with two token tiles (M >
+    SWAPAB_DEFAULT_MAX_M) where the arch has it: with the same two token tiles it beat
+    cta_group 1 at M 288..448 on one H200 (cold weights, K = 2304: 0.92x-1.04x torch.mm against
+    0.80x-0.96x; BENCHMARKS.md, the wide decode kernel). rs/ar: 1; the wide kernel won only at
+    a few RS points (K = 2304, M 288..320 and 512), which the tables pick."""
     if fixed is not None:
         return fixed
     two_tiles = mode == "none" and M > SWAPAB_DEFAULT_MAX_M

@@ -155,9 +155,7 @@ class GemmRsAr:
         if table is not None:
             schedule, bn, cg = table.choice(M)
             usable = schedule == "tile" or (M <= self.land_rows
-                                            and self.arch in contract.SCHEDULE_ARCHS[schedule]
-                                            and (not contract.swapab_pair(self.mode, cg)
-                                                 or self.K >= 2 * contract.BK))
+                                            and self.arch in contract.SCHEDULE_ARCHS[schedule])
             if usable and self.N % (contract.SWAPAB_BM if schedule == "swapab" else bn) == 0:
                 return schedule, bn, cg
         fixed = self.fixed_schedule

@@ -46,9 +46,6 @@ def check_op_args(max_M, N, K, mode, group, *, bn, cta_group, sm_budget, transpo
     if schedule == "swapab" and cta_group not in (None, *swapab_cgs):
         raise InputError(f"cta_group = {cta_group!r}: the swapab schedule has cta_group "
                          f"{swapab_cgs} only")
-    if schedule == "swapab" and contract.swapab_pair(mode, cta_group) and K < 2 * contract.BK:
-        raise InputError(f"K = {K}: the swapab schedule's cta_group 2 splits K over a CTA pair "
-                         f"and needs K >= {2 * contract.BK}")
     n_multiple = contract.MIN_BN if schedule == "swapab" else (bn or contract.MIN_BN)
     if N < contract.MIN_BN or N % n_multiple:
         raise InputError(f"N = {N} must be a positive multiple of {n_multiple}")
