@@ -15,7 +15,7 @@
   SWAPAB_DEFAULT_MAX_M_FUSED (rs/ar), the M fits the group's landing rows and the arch has it,
   with the smallest token tile >= M (rs/ar: at most 128, or one tile of 160 at M 129..160 where
   the arch has it; none: 256 above, and on sm_90a, up
-  to M = SWAPAB_DEFAULT_MAX_M_TWO_TILES, two token tiles of 160/192/224) and cta_group 1
+  to M = SWAPAB_DEFAULT_MAX_M_TWO_TILES, two token tiles of 144/160/192/224) and cta_group 1
   (mode none with two token tiles: 2, the wide kernel); else 'tile'. A measured tuning table (runtime/tuning.py), when one exists for the op's
   shape, overrides these defaults.
 """
@@ -34,7 +34,7 @@ BN_256_MIN_M = 2048
 #: BENCHMARKS.md 2026-11-30 late, by 1.1x-1.6x).
 SWAPAB_DEFAULT_MAX_M = 256
 SWAPAB_DEFAULT_MAX_M_FUSED = 512
-#: Mode none where the arch has the token tiles 160/192/224 (sm_90a): up to M = 448 the decode
+#: Mode none where the arch has the token tiles 144..224 (sm_90a): up to M = 448 the decode
 #: schedule with two of them (the smallest >= M/2) beat the tile schedule's 128-row tiles
 #: (one H200, K 768..2304, M 288..384: 0.88x-0.98x torch.mm against 0.65x-0.87x; BENCHMARKS.md
 #: 2026-11-30, this session).
