@@ -18,6 +18,7 @@ from pathlib import Path
 
 from codegen import env as envmod
 from codegen.entry_format import manifest_paths
+from codegen.contract import SWAPAB_EXTRA_BNS
 from codegen.spec import (ARCHS, BNS, CTA_GROUPS, MODES, SCHEDULES, SWAPAB_ALL_BNS, SWAPAB_BNS, TPS, TRANSPORTS, SpecError,
                           Variant, deployment_matrix)
 
@@ -100,6 +101,18 @@ def _days(text: str) -> float:
     return value
 
 
+def _extra_bns_help() -> str:
+    """The arch- and mode-specific token tiles (contract.SWAPAB_EXTRA_BNS), for --bn's help."""
+    parts = []
+    for arch, per_mode in SWAPAB_EXTRA_BNS.items():
+        by_bns: dict[tuple[int, ...], list[str]] = {}
+        for mode, bns in per_mode.items():
+            by_bns.setdefault(tuple(bns), []).append(mode)
+        parts += [f"on {arch} also {','.join(map(str, bns))} ({'/'.join(modes)})"
+                  for bns, modes in by_bns.items()]
+    return "; ".join(parts) or "no others"
+
+
 def _matrix_args(p: argparse.ArgumentParser, tp_required: bool) -> None:
     p.add_argument("--tp", type=_csv(int, TPS), required=tp_required, default=None if tp_required else TPS,
                    help="tensor-parallel size(s), comma-separated: " + ",".join(map(str, TPS)))
@@ -110,8 +123,7 @@ def _matrix_args(p: argparse.ArgumentParser, tp_required: bool) -> None:
     p.add_argument("--bn", type=_csv(int, tuple(sorted(set(BNS) | set(SWAPAB_ALL_BNS)))), default=None,
                    help="tile widths (default: every one of each schedule: tile "
                         f"{','.join(map(str, BNS))} (a width serves only an N it divides); "
-                        f"swapab token tiles {','.join(map(str, SWAPAB_BNS))}, and on sm_90a also "
-                        "160 (all modes), 192,224 (mode none))")
+                        f"swapab token tiles {','.join(map(str, SWAPAB_BNS))}; {_extra_bns_help()})")
     p.add_argument("--schedule", type=_csv(str, SCHEDULES), default=SCHEDULES,
                    help="default: tile,swapab (swapab: the decode schedule for M <= 512)")
     p.add_argument("--cta-group", type=_csv(int, CTA_GROUPS), default=CTA_GROUPS, help="default: 1,2")

@@ -149,11 +149,9 @@ def swapab_bns(arch: str | None, mode: str) -> tuple[int, ...]:
     return tuple(sorted(set(SWAPAB_BNS) | extra))
 
 
-def swapab_wide(mode: str, cta_group: int) -> bool:
-    """Whether a decode kernel is "wide" (every mode's cta_group 2): one CTA per (128-row W
-    tile, token tile), its grid N / 128 * ceil(M / token tile) CTAs (at most the SM budget).
-    `mode` is part of the question for a future arch whose cta_group 2 differs per mode."""
-    del mode
+def swapab_wide(cta_group: int) -> bool:
+    """Whether a decode kernel is "wide" (cta_group 2, every mode): one CTA per (128-row W tile,
+    token tile), its grid N / 128 * ceil(M / token tile) CTAs (at most the SM budget)."""
     return cta_group == 2
 
 

@@ -72,8 +72,7 @@ def template_context(variant: Variant, trace: bool = False) -> dict:
         "push": contract.pushes_partials(variant.arch, variant.schedule, variant.mode,
                                          variant.transport),
         # the decode schedule's cta_group 2: one CTA per (128-row W tile, token tile)
-        "wide": variant.schedule == "swapab" and contract.swapab_wide(variant.mode,
-                                                                      variant.cta_group),
+        "wide": variant.schedule == "swapab" and contract.swapab_wide(variant.cta_group),
         # the kernel's scalar parameters in PTX order (templates/params.j2 renders them)
         "scalar_params": contract.scalar_params(variant.arch, variant.mode, variant.schedule),
         "schedule": variant.schedule,

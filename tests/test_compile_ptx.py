@@ -94,7 +94,7 @@ def test_arch_instructions(built, v):
         # no TMA multicast, no cluster; cta_group 2 (sm_90a): the wide kernel, one CTA per
         # (128-row W tile, token tile) (contract.swapab_wide)
         assert not _has(ptx, r"multicast::cluster")
-        wide = contract.swapab_wide(v.mode, v.cta_group)
+        wide = contract.swapab_wide(v.cta_group)
         assert not _has(ptx, r"ld\.shared::cluster\.v4\.u32")
         assert not _has(ptx, r"mbarrier\.arrive\.release\.cluster\.shared::cluster")
         if v.arch == "sm_90a":
@@ -218,6 +218,6 @@ def test_meta_abi_matches_ptx(built, v):
     assert names[:2] == ["tma_a", "tma_a_shape"]
     assert ("rank" in names) == (v.mode != "none")
     # a CTA cluster per cta_group, except mode none's wide decode kernel (one CTA, no cluster)
-    wide = v.schedule == "swapab" and contract.swapab_wide(v.mode, v.cta_group)
+    wide = v.schedule == "swapab" and contract.swapab_wide(v.cta_group)
     assert meta["launch"]["cluster"][0] == (1 if wide else v.cta_group)
     assert meta["launch"]["dynamic_smem"] > 0

@@ -154,19 +154,19 @@ def swapab_cta_group(fixed: int | None = None, M: int = 0, mode: str = "rs",
     return 2 if two_tiles and 2 in SWAPAB_CTA_GROUPS.get(arch, ()) else 1
 
 
-def swapab_grid(N: int, sm_budget: int, cluster: int = 1) -> int:
-    """One CTA per 64-row W tile, at most the SM budget (the CTAs then loop over W tiles), a
-    multiple of the cluster size, at least one cluster."""
-    return max(cluster, min(sm_budget, N // SWAPAB_BM) // cluster * cluster)
+def swapab_grid(N: int, sm_budget: int) -> int:
+    """cta_group 1: one CTA per 64-row W tile, at most the SM budget (the CTAs then loop over W
+    tiles), at least one."""
+    return max(1, min(sm_budget, N // SWAPAB_BM))
 
 
 def launch_grid(variant, launch: dict, cluster: int, M: int, N: int, sm_budget: int) -> int:
     """The grid of one launch of `variant` (meta.json `launch` of its kernel, its cluster size)."""
-    if variant.schedule == "swapab" and swapab_wide(variant.mode, variant.cta_group):
+    if variant.schedule == "swapab" and swapab_wide(variant.cta_group):
         # one CTA per (128-row W tile, token tile), looping when the budget is smaller
         return max(1, min(sm_budget, (N // (2 * SWAPAB_BM)) * cdiv(M, variant.bn)))
     if variant.schedule == "swapab":
-        return swapab_grid(N, sm_budget, variant.cta_group)
+        return swapab_grid(N, sm_budget)
     return grid_size(M, N, int(launch.get("bn", variant.bn)), cluster, sm_budget,
                      int(launch.get("min_grid_multiple", 1)))
 
