@@ -41,16 +41,18 @@ DTYPES = ("bf16",)
 SCHEDULES = ("tile", "swapab")
 SCHEDULE_ARCHS = {"tile": ARCHS, "swapab": ARCHS}
 SWAPAB_BNS = (16, 32, 64, 128, 256)
-#: More token tiles of the decode kernels, per arch and mode: 144/160/192/224 tokens (WGMMA N
-#: 72/80/96/112 per warpgroup, or the whole tile in the wide kernel) serve M 129..224 with one
-#: token tile (and, mode none, M 257..448 with two), where a token tile of 256 or two of 128 do
-#: up to twice the MMA work; 144 (mode none) is cuBLAS's token tile at M = 288 (128 x 144). Mode
+#: More token tiles of the decode kernels, per arch and mode: 144/160/192/208/224 tokens (WGMMA
+#: N 72/80/96/104/112 per warpgroup, or the whole tile in the wide kernel) serve M 129..224 with
+#: one token tile (and, mode none, M 257..448 with two), where a token tile of 256 or two of 128
+#: do up to twice the MMA work; 144 (mode none) is cuBLAS's token tile at M = 288 (128 x 144),
+#: 208 covers M 385..416 in two tiles (two of 224 computed 12% padding there; M = 400, K =
+#: 2304, one H200: 0.88x -> 0.94x torch.mm, the worse of warm and cold weights). Mode
 #: none, one H200, K 768..2304: 0.73x-0.82x torch.mm at M 129..160 before, ~1.0x with 160. rs/ar
 #: at TP2 on two H200s: token tile 160 is 10-19% (rs) and 1-8% (ar) faster than two of 128 at M
 #: 129..160; 192/224 did not pay for rs/ar (224 was slower for ar), so they are not built
 #: (BENCHMARKS.md, 2026-11-30). None on sm_100a (compile-only here, unmeasured).
 SWAPAB_EXTRA_BNS = {
-    "sm_90a": {"none": (144, 160, 192, 224), "rs": (160,), "ar": (160,)},
+    "sm_90a": {"none": (144, 160, 192, 208, 224), "rs": (160,), "ar": (160,)},
     "sm_100a": {},
 }
 #: Every token tile some decode kernel has.

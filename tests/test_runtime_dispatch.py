@@ -110,12 +110,13 @@ def test_default_should_run_follows_the_measured_pattern(M, K, fused):
     ("rs", 512, "swapab", 128), ("ar", 513, "tile", None),
     ("none", 16, "swapab", 16), ("none", 256, "swapab", 256), ("none", 257, "swapab", 144),
     ("none", 129, "swapab", 144), ("none", 145, "swapab", 160), ("none", 170, "swapab", 192),
-    ("none", 200, "swapab", 224), ("none", 289, "swapab", 160),
+    ("none", 200, "swapab", 208), ("none", 209, "swapab", 224), ("none", 289, "swapab", 160),
     # rs/ar on sm_90a: one token tile of 160 at M 129..160, else tiles of at most 128
     ("rs", 129, "swapab", 160), ("ar", 160, "swapab", 160), ("rs", 161, "swapab", 128),
     ("ar", 200, "swapab", 128),
-    # mode none, sm_90a: two token tiles of 144/160/192/224 up to M = 448
-    ("none", 300, "swapab", 160), ("none", 384, "swapab", 192), ("none", 448, "swapab", 224),
+    # mode none, sm_90a: two token tiles of 144/160/192/208/224 up to M = 448
+    ("none", 300, "swapab", 160), ("none", 384, "swapab", 192), ("none", 400, "swapab", 208),
+    ("none", 416, "swapab", 208), ("none", 448, "swapab", 224),
     ("none", 449, "tile", None),
 ])
 def test_default_schedule_and_token_tile(mode, M, schedule, bt):

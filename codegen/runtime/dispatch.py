@@ -15,7 +15,7 @@
   SWAPAB_DEFAULT_MAX_M_FUSED (rs/ar), the M fits the group's landing rows and the arch has it,
   with the smallest token tile >= M (rs/ar: at most 128, or one tile of 160 at M 129..160 where
   the arch has it; none: 256 above, and on sm_90a, up
-  to M = SWAPAB_DEFAULT_MAX_M_TWO_TILES, two token tiles of 144/160/192/224) and cta_group 1
+  to M = SWAPAB_DEFAULT_MAX_M_TWO_TILES, two token tiles of 144/160/192/208/224) and cta_group 1
   (mode none with two token tiles: 2, the wide kernel); else 'tile'. A measured tuning table
   (runtime/tuning.py), when one exists for the op's shape, overrides these defaults.
 """
