@@ -56,7 +56,7 @@ from bench_report import crossovers, markdown_table, plot_png, summarize, text_l
 from graph_timing import graph_time_us, rotating, weight_copies, weight_of  # noqa: E402
 from link_bound import COPIES, PeerCopy, gbps  # noqa: E402
 
-from codegen.runtime.tuning import candidates, table_path, write_table  # noqa: E402
+from codegen.runtime.tuning import SCHEDULES, candidates, table_path, write_table  # noqa: E402
 
 MS = [16, 32, 64, 128, 256, 512, 2048, 8192]  # decode sizes, then two for context
 KS = [768, 1536, 2304]
@@ -75,7 +75,7 @@ def parse_args(argv=None):
     ap.add_argument("--ms", type=_ints, default=MS)
     ap.add_argument("--ks", type=_ints, default=KS, help="K per rank")
     ap.add_argument("--n", type=int, default=7168)
-    ap.add_argument("--schedule", choices=["tile", "swapab"], default=None,
+    ap.add_argument("--schedule", choices=list(SCHEDULES), default=None,
                     help="fix the schedule of the 'fused' column (default: dispatch)")
     ap.add_argument("--bn", type=int, default=None, help="fix BN (default: dispatch)")
     ap.add_argument("--cta-group", type=int, default=None, help="fix the CTA group (default: dispatch)")
@@ -139,8 +139,8 @@ class FusedOps:
                 kw["sm_budget"] = sm_budget
             if self.has_schedule:
                 kw["schedule"] = schedule
-            elif schedule == "swapab":
-                raise InputError("this GemmRsAr has no schedule= keyword (no swapab schedule)")
+            elif schedule not in (None, "tile"):
+                raise InputError(f"this GemmRsAr has no schedule= keyword (no {schedule} schedule)")
             self.ops[key] = self.make(kw)
         op = self.ops[key]
         op.prepare([M])
