@@ -1,0 +1,233 @@
+#!/usr/bin/env python3
+"""Random shapes, call patterns and bad inputs on one GPU (virtual ranks): a script, not a test.
+
+Each case draws a mode (none / rs / ar), a TP (2/4/8 virtual ranks), N (a multiple of 128), K
+(a multiple of 64), max_M, a fixed or dispatched (schedule, bn, cta_group), sometimes an odd SM
+budget, then calls the op on a sequence of M values (edges of token tiles, row tiles and the
+landing rows, and random ones, forward then back) with NaN-poisoned outputs and checks each
+against an fp32 reference with the GPU tests' tolerance (tests/gpu/gpu_common.py). Between
+calls it slips in bad inputs, each of which must raise InputError before any launch (the next
+valid call must still be right), and once per case it captures a CUDA graph and replays it on
+fresh inputs. A failure prints the case and its seed; `--seed S --cases 1` draws it again.
+
+    PYTHONPATH=. CUDA_DEVICE_MAX_CONNECTIONS=32 python3 tools/fuzz_gpu.py --cases 200 --json out/fuzz.json
+
+`draw_case` is plain Python (tests/test_fuzz_cases.py checks on the CPU that every case it
+draws is a configuration the op accepts).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import time
+import traceback
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests" / "gpu"))  # gpu_common: the tolerance and references
+
+from codegen import contract  # noqa: E402
+
+#: M values where a kernel's behaviour changes: token tiles, 128-row tiles, landing rows
+EDGE_MS = (1, 2, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 129, 143, 144, 145, 159, 160, 161,
+           191, 192, 193, 207, 208, 209, 223, 224, 225, 255, 256, 257, 383, 384, 385, 511, 512,
+           513, 1023, 1024, 1025)
+
+
+def draw_case(rng: random.Random, arch: str = "sm_90a") -> dict:
+    """One random configuration: mode, tp, N, K, max_M, fixed choices and the Ms to call."""
+    mode = rng.choice(("none", "rs", "ar", "rs", "ar"))
+    tp = rng.choice((2, 4, 8)) if mode != "none" else 1
+    N = 128 * rng.choice((1, 2, 3, 5, 8, 9, 13, 16, 25, 32, 56))
+    K = 64 * rng.choice((1, 2, 3, 5, 7, 12, 16, 24, 36))
+    max_M = rng.choice((1, 7, 16, 33, 100, 128, 257, 512, 600, 1024, 2048))
+    schedule = bn = cta_group = None
+    pick = rng.random()
+    if pick < 0.3:
+        schedule = "tile"
+        widths = [b for b in contract.BNS if N % b == 0]
+        bn = rng.choice(widths)
+        cta_group = rng.choice(contract.CTA_GROUPS)
+    elif pick < 0.6:
+        schedule = "swapab"
+        bn = rng.choice(contract.swapab_bns(arch, mode))
+        cta_group = rng.choice(contract.SWAPAB_CTA_GROUPS[arch])
+    budget = rng.choice((None, None, None, 1, 3, 7, 16))
+    land = contract.land_rows(max_M)
+    pool = [m for m in EDGE_MS if m <= max_M] + [rng.randint(1, max_M) for _ in range(4)]
+    if schedule == "swapab":
+        # M past the landing rows must be refused (InputError) before any launch
+        pool = [m for m in pool if m <= land] + ([land + 1] if land < max_M else [])
+    ms = rng.sample(pool, min(len(pool), 8))
+    ms = ms + ms[::-1][1:]
+    return {"mode": mode, "tp": tp, "N": N, "K": K, "max_M": max_M, "schedule": schedule,
+            "bn": bn, "cta_group": cta_group, "sm_budget": budget, "ms": ms,
+            "land_rows": land}
+
+
+def expect_refused(case: dict, M: int) -> bool:
+    """Whether a call with M rows must raise InputError: a fixed decode schedule past the
+    landing rows."""
+    return case["schedule"] == "swapab" and M > case["land_rows"]
+
+
+class Runner:
+    """Runs drawn cases on the GPU (imports torch and the runtime only here)."""
+
+    def __init__(self, timeout_ms: int):
+        import torch
+
+        from codegen.runtime import GemmRsAr, VirtualGroup
+        from codegen.runtime.errors import InputError, KernelTimeoutError
+        import gpu_common
+
+        self.torch, self.GemmRsAr, self.VirtualGroup = torch, GemmRsAr, VirtualGroup
+        self.InputError, self.KernelTimeoutError, self.g = InputError, KernelTimeoutError, gpu_common
+        self.timeout_ms = timeout_ms
+
+    def op(self, case: dict):
+        kw = dict(schedule=case["schedule"], bn=case["bn"], cta_group=case["cta_group"],
+                  timeout_ms=self.timeout_ms)
+        if case["mode"] == "none":
+            return self.GemmRsAr(case["max_M"], case["N"], case["K"], "none",
+                                 sm_budget=case["sm_budget"], **kw)
+        group = self.VirtualGroup(case["tp"], case["max_M"], case["N"], case["mode"])
+        if case["sm_budget"] is not None:
+            group.sm_budget = min(group.sm_budget, case["sm_budget"])
+        return self.GemmRsAr(case["max_M"], case["N"], case["K"], case["mode"], group, **kw)
+
+    def call(self, op, case, xs, ws, outs=None):
+        if case["mode"] == "none":
+            out = op(0, xs[0], ws[0], out=None if outs is None else outs[0])
+            return [out]
+        return op.run_all(xs, ws, out=outs)
+
+    def check(self, case, outs, xs, ws, what):
+        g = self.g
+        if case["mode"] == "none":
+            g.assert_close(outs[0], xs[0].float() @ ws[0].float().T, what)
+        else:
+            g.check_outputs(case["mode"], outs, xs, ws, what)
+
+    def one_call(self, op, case, M, what):
+        g, tp = self.g, max(case["tp"], 1)
+        xs, ws = g.rank_inputs(tp, M, case["N"], case["K"])
+        outs = [g.poisoned(op.out_shape(M)) for _ in range(tp)]
+        self.call(op, case, xs, ws, outs)
+        if case["mode"] == "none":
+            self.torch.cuda.synchronize()
+        else:
+            op.synchronize()
+        self.check(case, outs, xs, ws, what)
+
+    def bad_inputs(self, op, case, M):
+        """Each must raise InputError before a launch."""
+        torch, g, tp = self.torch, self.g, max(case["tp"], 1)
+        N, K = case["N"], case["K"]
+        xs, ws = g.rank_inputs(tp, M, N, K)
+        bad = {
+            "x float32": ([x.float() for x in xs], ws, None),
+            "weight K + 64": (xs, [torch.zeros(N, K + 64, device="cuda", dtype=torch.bfloat16)
+                                   for _ in ws], None),
+            "out wrong shape": (xs, ws, [g.poisoned((op.out_shape(M)[0] + 1, N)) for _ in xs]),
+        }
+        if M > 1:   # (a one-row transposed view is contiguous)
+            bad["x transposed view"] = ([torch.empty(K, M, device="cuda", dtype=torch.bfloat16).t()
+                                         for _ in xs], ws, None)
+        if case["max_M"] < 4096:
+            bad["M = max_M + 1"] = ([g.fresh((case["max_M"] + 1, K)) for _ in xs], ws, None)
+        for name, (bx, bw, bo) in bad.items():
+            try:
+                self.call(op, case, bx, bw, bo)
+            except self.InputError:
+                continue
+            raise AssertionError(f"bad input '{name}' was not refused with InputError")
+
+    def graph(self, op, case, M, what):
+        torch, g, tp = self.torch, self.g, max(case["tp"], 1)
+        xs, ws = g.rank_inputs(tp, M, case["N"], case["K"])
+        if case["mode"] != "none":
+            op.prepare([M])
+        self.call(op, case, xs, ws)          # load the kernel, build the plan: not in capture
+        torch.cuda.synchronize()
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            outs = self.call(op, case, xs, ws)
+        for rep in range(2):
+            nx, nw = g.rank_inputs(tp, M, case["N"], case["K"])
+            for a, b in zip(xs + ws, nx + nw):
+                a.copy_(b)
+            for o in outs:
+                o.fill_(float("nan"))
+            graph.replay()
+            torch.cuda.synchronize()
+            self.check(case, outs, xs, ws, f"{what} graph replay {rep}")
+
+    def run(self, case: dict) -> None:
+        op = self.op(case)
+        ok_ms = [m for m in case["ms"] if not expect_refused(case, m)]
+        for i, M in enumerate(case["ms"]):
+            what = f"M={M}"
+            if expect_refused(case, M):
+                try:
+                    self.one_call(op, case, M, what)
+                except self.InputError:
+                    continue
+                raise AssertionError(f"M = {M} past the landing rows {case['land_rows']} of a "
+                                     "fixed swapab schedule was not refused")
+            self.one_call(op, case, M, what)
+            if i == 1:
+                self.bad_inputs(op, case, M)
+        if ok_ms:
+            self.graph(op, case, ok_ms[0], f"M={ok_ms[0]}")
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--cases", type=int, default=100)
+    ap.add_argument("--seed", type=int, default=None, help="first case's seed (default: time)")
+    ap.add_argument("--timeout-ms", type=int, default=2000)
+    ap.add_argument("--budget-s", type=float, default=None, help="stop drawing cases after this")
+    ap.add_argument("--json", type=Path, default=None)
+    args = ap.parse_args(argv)
+    import torch
+
+    from codegen.contract import ARCH_OF_CAPABILITY
+
+    arch = ARCH_OF_CAPABILITY[torch.cuda.get_device_capability()]
+    runner = Runner(args.timeout_ms)
+    seed0 = args.seed if args.seed is not None else int(time.time())
+    t0, results = time.monotonic(), []
+    for i in range(args.cases):
+        if args.budget_s is not None and time.monotonic() - t0 > args.budget_s:
+            break
+        seed = seed0 + i
+        case = draw_case(random.Random(seed), arch)
+        desc = {k: v for k, v in case.items() if k != "ms"}
+        start = time.monotonic()
+        try:
+            runner.run(case)
+            status, err = "pass", None
+        except Exception as exc:  # noqa: BLE001 - every failure is reported with its seed
+            status, err = "FAIL", f"{type(exc).__name__}: {exc}"
+            traceback.print_exc()
+            torch.cuda.synchronize()
+        results.append({"seed": seed, "status": status, "error": err, "case": case,
+                        "s": round(time.monotonic() - start, 2)})
+        print(f"{status} seed={seed} {desc} Ms={case['ms']}" + (f"\n    {err}" if err else ""),
+              flush=True)
+    failed = [r for r in results if r["status"] != "pass"]
+    print(f"{len(results) - len(failed)} passed, {len(failed)} failed "
+          f"({time.monotonic() - t0:.0f} s); rerun one: --seed S --cases 1")
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps({"device": torch.cuda.get_device_name(),
+                                         "results": results}, indent=1))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
