@@ -71,6 +71,12 @@ def parse_args(argv=None):
     ap.add_argument("--symm-backend", default=None, help="torch symmetric-memory backend (e.g. CUDA)")
     ap.add_argument("--nccl-timeout-s", type=int, default=600)
     ap.add_argument("--allow-multicast", action="store_true", help=ALLOW_FLAG_HELP)
+    ap.add_argument("--fuzz", type=int, default=0, metavar="CASES",
+                    help="instead of the fixed cases: CASES random rs/ar configurations "
+                         "(tools/fuzz_gpu.draw_case: N, K, max_M, schedule, BN, cta_group, SM "
+                         "budget, M sequences, bad inputs), a group each; --seed is the first's")
+    ap.add_argument("--fuzz-budget-s", type=float, default=None,
+                    help="stop drawing fuzz cases after this many seconds (rank 0 decides)")
     args = ap.parse_args(argv)
     if args.quick:
         args.ms, args.ks, args.configs = [1, 257, 4096], [768], [(128, 1), (256, 2)]
@@ -173,16 +179,18 @@ def _run(args, torch, dist, device) -> int:
 
     case_ids = iter(range(1, 1 << 30))
 
-    def inputs(case_id: int, M: int, K: int, sign: float = 1.0):
-        """This rank's x [M, K] and W [N, K]: seeded by (seed, case, rank), so reruns repeat."""
+    def inputs(case_id: int, M: int, K: int, sign: float = 1.0, n: int | None = None):
+        """This rank's x [M, K] and W [n or N, K]: seeded by (seed, case, rank), so reruns
+        repeat."""
         g = torch.Generator(device=device)
         g.manual_seed(args.seed * 1_000_003 + case_id * 1009 + rank)
         x = (torch.randn(M, K, generator=g, device=device) * 0.1 * sign).to(torch.bfloat16)
-        w = (torch.randn(N, K, generator=g, device=device) * 0.1).to(torch.bfloat16)
+        w = (torch.randn(n or N, K, generator=g, device=device) * 0.1).to(torch.bfloat16)
         return x, w
 
     def reference(mode: str, x, w):
         """fp32 torch.mm, then NCCL: all_reduce, or reduce_scatter over zero-padded rows."""
+        N = w.shape[0]
         part = torch.mm(x.float(), w.float().t())
         if mode == "ar":
             dist.all_reduce(part)
@@ -197,6 +205,7 @@ def _run(args, torch, dist, device) -> int:
         return out
 
     def check(mode: str, out, ref, M: int, what: str) -> None:
+        N = ref.shape[1]
         if mode == "ar":
             assert_close(out, ref, what)
             return
@@ -214,7 +223,7 @@ def _run(args, torch, dist, device) -> int:
         return torch.full(shape, float("nan"), dtype=torch.bfloat16, device=device)
 
     def one_call(op, mode, M, K, what):
-        x, w = inputs(next(case_ids), M, K)
+        x, w = inputs(next(case_ids), M, K, n=op.N)
         ref = reference(mode, x, w)
         torch.cuda.synchronize(device)
         out = poisoned(op.out_shape(M))
@@ -228,6 +237,11 @@ def _run(args, torch, dist, device) -> int:
             op.reset_errors()
             group.reset_state()
         return recover
+
+    if args.fuzz:
+        _fuzz(R, args, torch, dist, device, one_call, recover_fn, GemmRsAr, SymmMemGroup)
+        R.say(f"{R.passed} passed, {R.failed} failed")
+        return 1 if R.failed else 0
 
     for mode in args.modes.split(","):
         try:
@@ -268,6 +282,80 @@ def _run(args, torch, dist, device) -> int:
 def _assert_unicast(op, args) -> None:
     if not args.allow_multicast:
         assert op.transport == "unicast", f"transport {op.transport!r} with multicast disabled"
+
+
+def _fuzz(R, args, torch, dist, device, one_call, recover_fn, GemmRsAr, SymmMemGroup):
+    """--fuzz: random rs/ar configurations of tools/fuzz_gpu.draw_case at this world size,
+    every rank drawing the same case from the same seed; per case a fresh group, the M sequence
+    (a fixed decode schedule past the landing rows must raise InputError before any launch),
+    and bad inputs that must raise InputError on every rank with the next call still right."""
+    import random
+
+    sys.path.insert(0, str(ROOT / "tools"))
+    from fuzz_gpu import draw_case, expect_refused
+
+    from codegen.runtime import InputError
+
+    arch = "sm_90a" if torch.cuda.get_device_capability(device) == (9, 0) else "sm_100a"
+    t0 = time.time()
+    for i in range(args.fuzz):
+        go = [args.fuzz_budget_s is None or time.time() - t0 < args.fuzz_budget_s]
+        dist.broadcast_object_list(go, src=0)
+        if not go[0]:
+            break
+        seed = args.seed + i
+        rng = random.Random(seed)
+        case = draw_case(rng, arch)
+        while case["mode"] == "none":          # real ranks: the collective modes only
+            case = draw_case(rng, arch)
+        mode, N, K, max_M = case["mode"], case["N"], case["K"], case["max_M"]
+        desc = (f"fuzz seed={seed} {mode} N={N} K={K} max_M={max_M} schedule={case['schedule']} "
+                f"bn={case['bn']} cg={case['cta_group']} budget={case['sm_budget']}")
+        try:
+            group = SymmMemGroup(max_M, N, mode, sm_margin=args.sm_margin,
+                                 allow_multicast=args.allow_multicast, backend=args.symm_backend)
+        except Exception as exc:  # noqa: BLE001 - raised on every rank (agreed reason)
+            R.failed += 1
+            R.say(f"FAIL {desc} group: {type(exc).__name__}: {exc}")
+            continue
+        if case["sm_budget"] is not None:
+            group.sm_budget = min(group.sm_budget, case["sm_budget"])
+        op = GemmRsAr(max_M, N, K, mode, group, schedule=case["schedule"], bn=case["bn"],
+                      cta_group=case["cta_group"], timeout_ms=args.timeout_ms)
+
+        def run_case():
+            for j, M in enumerate(case["ms"]):
+                what = f"M={M} (call {j})"
+                if expect_refused(case, M):
+                    try:
+                        one_call(op, mode, M, K, what)
+                    except InputError:
+                        continue
+                    raise AssertionError(f"{what}: past the landing rows, not refused")
+                one_call(op, mode, M, K, what)
+                if j == 1:
+                    x = torch.zeros(M, K, device=device, dtype=torch.bfloat16)
+                    w = torch.zeros(N, K, device=device, dtype=torch.bfloat16)
+                    for name, call in (
+                            ("x float32", lambda: op(R.rank, x.float(), w)),
+                            ("weight K + 64", lambda: op(R.rank, x, torch.zeros(
+                                N, K + 64, device=device, dtype=torch.bfloat16))),
+                            ("out wrong shape", lambda: op(R.rank, x, w, out=torch.empty(
+                                op.out_shape(M)[0] + 1, N, device=device,
+                                dtype=torch.bfloat16))),
+                            ("M = max_M + 1", lambda: op(R.rank, torch.zeros(
+                                max_M + 1, K, device=device, dtype=torch.bfloat16), w))):
+                        try:
+                            call()
+                        except InputError:
+                            continue
+                        raise AssertionError(f"bad input '{name}' was not refused")
+
+        R.case(f"{desc} Ms={case['ms']}", run_case, recover_fn(op, group))
+        del op, group
+        gc.collect()
+        torch.cuda.synchronize(device)
+        dist.barrier(device_ids=[device.index])
 
 
 def _extra_cases(R, args, torch, dist, device, group, mode, inputs, reference, check, poisoned,
