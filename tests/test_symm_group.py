@@ -75,6 +75,15 @@ def test_scripts_refuse_multicast_env(script, name, bad):
     assert "refusing to run" in r.stderr and name in r.stderr
 
 
+def test_link_probe_refuses_multicast_env():
+    """tools/probes/link_push_pull.py (no --allow-multicast at all) refuses like the scripts."""
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONPATH": str(ROOT),
+           "NCCL_NVLS_ENABLE": "1"}
+    r = subprocess.run([sys.executable, str(ROOT / "tools" / "probes" / "link_push_pull.py")],
+                       cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 3 and "refusing to run" in r.stderr, (r.stdout, r.stderr)
+
+
 def test_scripts_document_the_allow_flag():
     for script in SCRIPTS:
         text = script.read_text()
