@@ -75,11 +75,13 @@ def test_scripts_refuse_multicast_env(script, name, bad):
     assert "refusing to run" in r.stderr and name in r.stderr
 
 
-def test_link_probe_refuses_multicast_env():
-    """tools/probes/link_push_pull.py (no --allow-multicast at all) refuses like the scripts."""
+@pytest.mark.parametrize("probe", [["link_push_pull.py"], ["tma_push_probe.py", "x.cubin"]],
+                         ids=lambda p: p[0])
+def test_link_probes_refuse_multicast_env(probe):
+    """The NVLink probes (no --allow-multicast at all) refuse like the scripts."""
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONPATH": str(ROOT),
            "NCCL_NVLS_ENABLE": "1"}
-    r = subprocess.run([sys.executable, str(ROOT / "tools" / "probes" / "link_push_pull.py")],
+    r = subprocess.run([sys.executable, str(ROOT / "tools" / "probes" / probe[0]), *probe[1:]],
                        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
     assert r.returncode == 3 and "refusing to run" in r.stderr, (r.stdout, r.stderr)
 

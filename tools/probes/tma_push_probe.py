@@ -1,0 +1,108 @@
+#!/usr/bin/env python3
+"""Remote TMA store rate by box shape (sm_90a, a probe, torchrun): how fast do TMA tile stores
+into the peer's memory move data, by box width (the bytes each box row writes contiguously)?
+
+Why: the pushing tile kernels store their partials to the owners with 128 x 64 bf16 boxes (128
+bytes per row, 128-byte swizzle; 128 x 32 at BN 224), and at K = 768 their exchange moves
+~255 GB/s where SM stores into the peer reach ~367 GB/s (tools/probes/link_push_pull.py).
+Every rank pushes into the other's symmetric buffer at once (every link direction busy),
+132 CTAs, one thread each, up to 4 bulk groups in flight per CTA; the same into its own buffer
+for reference. Prints GB/s per GPU (1e9 B/s), slowest rank.
+
+    nvcc -arch=sm_90a -cubin -o out/tma_push_probe.cubin tools/probes/tma_push_probe.cu
+    # on the GPU machine (carry out/tma_push_probe.cubin):
+    TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1 PYTHONPATH=. \\
+      torchrun --nproc-per-node 2 tools/probes/tma_push_probe.py out/tma_push_probe.cubin
+
+It never creates a multicast object (a plain symmetric allocation, the switches above set).
+"""
+from __future__ import annotations
+
+import ctypes
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+ROWS, COLS = 8192, 7168            # bf16: the workspace of M = 16384 at TP2, 117 MB
+#: (box cols, box rows, swizzle): the kernels' two push boxes first, then wider rows
+BOXES = ((64, 128, "128B"), (32, 128, "64B"), (64, 128, "none"), (128, 128, "none"),
+         (256, 64, "none"), (256, 128, "none"))
+
+
+def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if len(argv) != 1:
+        print(__doc__, file=sys.stderr)
+        return 2
+    from codegen.runtime.symm_env import run_torchrun
+
+    return run_torchrun(lambda torch, dist, device: _run(Path(argv[0]), torch, dist, device),
+                        False, 300)
+
+
+def _run(cubin: Path, torch, dist, device) -> int:
+    import torch.distributed._symmetric_memory as symm
+
+    from codegen.runtime.driver import call, cuda, ensure_context
+    from codegen.runtime.symm_group import _rendezvous
+    from codegen.runtime.tma import encode_bf16_2d
+
+    rank, tp = dist.get_rank(), dist.get_world_size()
+    peer = (rank + 1) % tp
+    buf = symm.empty(ROWS * COLS, dtype=torch.bfloat16, device=device)
+    handle = _rendezvous(symm, buf, dist.group.WORLD.group_name)
+    peer_buf = handle.get_buffer(peer, (ROWS * COLS,), torch.bfloat16)
+    torch.cuda.synchronize(device)
+    ensure_context(device.index)
+    module = call("cuModuleLoadData", cubin.read_bytes())
+    func = call("cuModuleGetFunction", module, b"push_boxes")
+    call("cuFuncSetAttribute", func,
+         cuda.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, 65536)
+    sms = torch.cuda.get_device_properties(device).multi_processor_count
+    stream = torch.cuda.current_stream(device)
+    nbytes = ROWS * COLS * 2
+    lines = []
+    for cols, rows, swz in BOXES:
+        cells = []
+        for target, ptr in (("peer", peer_buf.data_ptr()), ("local", buf.data_ptr())):
+            desc = encode_bf16_2d(ptr, ROWS, COLS, COLS * 2, (cols, rows), swz)
+            d = torch.tensor(list(desc), dtype=torch.uint8, device=device)
+            args = ((d.data_ptr(), cols, rows, COLS // cols, ROWS // rows, 1),
+                    (ctypes.c_void_p, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_int,
+                     ctypes.c_int))
+
+            def launch():
+                call("cuLaunchKernel", func, sms, 1, 1, 32, 1, 1, cols * rows * 2,
+                     cuda.CUstream(stream.cuda_stream), args, 0)
+            for _ in range(2):
+                launch()
+            torch.cuda.synchronize(device)
+            dist.barrier(device_ids=[device.index])
+            t0, t1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            t0.record(stream)
+            for _ in range(5):
+                launch()
+            t1.record(stream)
+            torch.cuda.synchronize(device)
+            us = t0.elapsed_time(t1) * 1e3 / 5
+            every = [None] * tp
+            dist.all_gather_object(every, us)
+            cells.append(f"{target} {nbytes / (max(every) * 1e3):.0f}")
+            dist.barrier(device_ids=[device.index])
+        lines.append(f"box {cols} x {rows} ({cols * 2} B rows, swizzle {swz}): " + ", ".join(cells)
+                     + " GB/s")
+    if rank == 0:
+        print(f"TMA stores of a [{ROWS}, {COLS}] bf16 tensor, {sms} CTAs x 1 thread, <= 4 groups "
+              f"in flight each, every rank at once, slowest rank:\n  " + "\n  ".join(lines),
+              flush=True)
+    call("cuModuleUnload", module)
+    del peer_buf, buf
+    torch.cuda.synchronize(device)
+    dist.barrier(device_ids=[device.index])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
