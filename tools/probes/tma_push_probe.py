@@ -6,8 +6,9 @@ Why: the pushing tile kernels store their partials to the owners with 128 x 64 b
 bytes per row, 128-byte swizzle; 128 x 32 at BN 224), and at K = 768 their exchange moves
 ~255 GB/s where SM stores into the peer reach ~367 GB/s (tools/probes/link_push_pull.py).
 Every rank pushes into the other's symmetric buffer at once (every link direction busy),
-132 CTAs, one thread each, up to 4 bulk groups in flight per CTA; the same into its own buffer
-for reference. Prints GB/s per GPU (1e9 B/s), slowest rank.
+132 CTAs, one thread each, up to 4 bulk groups in flight per CTA (the push box also with 1, 2
+and 8); the same into its own buffer for reference; every run twice, the second pass in the
+reverse order. Prints GB/s per GPU (1e9 B/s), slowest rank.
 
     nvcc -arch=sm_90a -cubin -o out/tma_push_probe.cubin tools/probes/tma_push_probe.cu
     # on the GPU machine (carry out/tma_push_probe.cubin):
@@ -57,46 +58,53 @@ def _run(cubin: Path, torch, dist, device) -> int:
     torch.cuda.synchronize(device)
     ensure_context(device.index)
     module = call("cuModuleLoadData", cubin.read_bytes())
-    func = call("cuModuleGetFunction", module, b"push_boxes")
-    call("cuFuncSetAttribute", func,
-         cuda.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, 65536)
+    funcs = {}
+    for depth, name in ((4, b"push_boxes"), (1, b"push_boxes_d1"), (2, b"push_boxes_d2"),
+                        (8, b"push_boxes_d8")):
+        funcs[depth] = call("cuModuleGetFunction", module, name)
+        call("cuFuncSetAttribute", funcs[depth],
+             cuda.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, 65536)
     sms = torch.cuda.get_device_properties(device).multi_processor_count
     stream = torch.cuda.current_stream(device)
     nbytes = ROWS * COLS * 2
     lines = []
-    for cols, rows, swz in BOXES:
-        cells = []
-        for target, ptr in (("peer", peer_buf.data_ptr()), ("local", buf.data_ptr())):
-            desc = encode_bf16_2d(ptr, ROWS, COLS, COLS * 2, (cols, rows), swz)
-            d = torch.tensor(list(desc), dtype=torch.uint8, device=device)
-            args = ((d.data_ptr(), cols, rows, COLS // cols, ROWS // rows, 1),
-                    (ctypes.c_void_p, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_int,
-                     ctypes.c_int))
+    runs = [(box, 4, target) for box in BOXES for target in ("peer", "local")]
+    # the kernels' push box (64 x 128, 128B) with 1, 2 and 8 groups in flight
+    runs += [(BOXES[0], depth, "peer") for depth in (1, 2, 8)]
+    # then every run again in the reverse order: an effect of the order (clocks, link or TLB
+    # warm-up) shows as a difference between the two passes
+    runs += runs[::-1]
+    for (cols, rows, swz), depth, target in runs:
+        ptr = peer_buf.data_ptr() if target == "peer" else buf.data_ptr()
+        func = funcs[depth]
+        desc = encode_bf16_2d(ptr, ROWS, COLS, COLS * 2, (cols, rows), swz)
+        d = torch.tensor(list(desc), dtype=torch.uint8, device=device)
+        args = ((d.data_ptr(), cols, rows, COLS // cols, ROWS // rows, 1),
+                (ctypes.c_void_p, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_int,
+                 ctypes.c_int))
 
-            def launch():
-                call("cuLaunchKernel", func, sms, 1, 1, 32, 1, 1, cols * rows * 2,
-                     cuda.CUstream(stream.cuda_stream), args, 0)
-            for _ in range(2):
-                launch()
-            torch.cuda.synchronize(device)
-            dist.barrier(device_ids=[device.index])
-            t0, t1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            t0.record(stream)
-            for _ in range(5):
-                launch()
-            t1.record(stream)
-            torch.cuda.synchronize(device)
-            us = t0.elapsed_time(t1) * 1e3 / 5
-            every = [None] * tp
-            dist.all_gather_object(every, us)
-            cells.append(f"{target} {nbytes / (max(every) * 1e3):.0f}")
-            dist.barrier(device_ids=[device.index])
-        lines.append(f"box {cols} x {rows} ({cols * 2} B rows, swizzle {swz}): " + ", ".join(cells)
-                     + " GB/s")
+        def launch():
+            call("cuLaunchKernel", func, sms, 1, 1, 32, 1, 1, cols * rows * 2,
+                 cuda.CUstream(stream.cuda_stream), args, 0)
+        for _ in range(2):
+            launch()
+        torch.cuda.synchronize(device)
+        dist.barrier(device_ids=[device.index])
+        t0, t1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        t0.record(stream)
+        for _ in range(5):
+            launch()
+        t1.record(stream)
+        torch.cuda.synchronize(device)
+        us = t0.elapsed_time(t1) * 1e3 / 5
+        every = [None] * tp
+        dist.all_gather_object(every, us)
+        lines.append(f"box {cols} x {rows} ({cols * 2} B rows, swizzle {swz}), <= {depth} "
+                     f"groups in flight: {target} {nbytes / (max(every) * 1e3):.0f} GB/s")
+        dist.barrier(device_ids=[device.index])
     if rank == 0:
-        print(f"TMA stores of a [{ROWS}, {COLS}] bf16 tensor, {sms} CTAs x 1 thread, <= 4 groups "
-              f"in flight each, every rank at once, slowest rank:\n  " + "\n  ".join(lines),
-              flush=True)
+        print(f"TMA stores of a [{ROWS}, {COLS}] bf16 tensor, {sms} CTAs x 1 thread, every rank at "
+              f"once, slowest rank:\n  " + "\n  ".join(lines), flush=True)
     call("cuModuleUnload", module)
     del peer_buf, buf
     torch.cuda.synchronize(device)
