@@ -74,6 +74,19 @@ def expect_refused(case: dict, M: int) -> bool:
     return case["schedule"] == "swapab" and M > case["land_rows"]
 
 
+class _OneRank:
+    """A mode-none op seen as a group of one rank (run_all / check_errors)."""
+
+    def __init__(self, op):
+        self.op = op
+
+    def run_all(self, xs, ws, out=None):
+        return [self.op(0, xs[0], ws[0], out=None if out is None else out[0])]
+
+    def check_errors(self):
+        pass
+
+
 class Runner:
     """Runs drawn cases on the GPU (imports torch and the runtime only here)."""
 
@@ -147,24 +160,15 @@ class Runner:
             raise AssertionError(f"bad input '{name}' was not refused with InputError")
 
     def graph(self, op, case, M, what):
-        torch, g, tp = self.torch, self.g, max(case["tp"], 1)
+        """One capture, two replays on fresh inputs (gpu_common.check_graph_replays); mode none
+        through a one-rank stand-in, checked as an all-reduce over one rank (its product)."""
+        g, tp = self.g, max(case["tp"], 1)
         xs, ws = g.rank_inputs(tp, M, case["N"], case["K"])
-        if case["mode"] != "none":
-            op.prepare([M])
-        self.call(op, case, xs, ws)          # load the kernel, build the plan: not in capture
-        torch.cuda.synchronize()
-        graph = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(graph):
-            outs = self.call(op, case, xs, ws)
-        for rep in range(2):
-            nx, nw = g.rank_inputs(tp, M, case["N"], case["K"])
-            for a, b in zip(xs + ws, nx + nw):
-                a.copy_(b)
-            for o in outs:
-                o.fill_(float("nan"))
-            graph.replay()
-            torch.cuda.synchronize()
-            self.check(case, outs, xs, ws, f"{what} graph replay {rep}")
+        ranks = op if case["mode"] != "none" else _OneRank(op)
+        ranks.run_all(xs, ws)                # load the kernel, build the plan: not in capture
+        self.torch.cuda.synchronize()
+        g.check_graph_replays(ranks, "ar" if case["mode"] == "none" else case["mode"], xs, ws,
+                              what, replays=2)
 
     def run(self, case: dict) -> None:
         op = self.op(case)

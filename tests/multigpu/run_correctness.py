@@ -244,12 +244,8 @@ def _run(args, torch, dist, device) -> int:
         return 1 if R.failed else 0
 
     for mode in args.modes.split(","):
-        try:
-            group = SymmMemGroup(max_M, N, mode, sm_margin=args.sm_margin,
-                                 allow_multicast=args.allow_multicast, backend=args.symm_backend)
-        except Exception as exc:  # noqa: BLE001 - raised on every rank (agreed reason)
-            R.failed += 1
-            R.say(f"FAIL {mode} group: {type(exc).__name__}: {exc}")
+        group = _make_group(R, args, SymmMemGroup, max_M, N, mode, mode)
+        if group is None:
             continue
         R.say(f"{mode}: symmetric-memory backend {group.symm_backend}, multicast: "
               f"{group.multicast_note}, sm_budget {group.sm_budget}")
@@ -284,6 +280,18 @@ def _assert_unicast(op, args) -> None:
         assert op.transport == "unicast", f"transport {op.transport!r} with multicast disabled"
 
 
+def _make_group(R, args, SymmMemGroup, max_M, N, mode, what):
+    """The group of a run's cases, or None after counting and reporting its failure (raised on
+    every rank: an agreed reason)."""
+    try:
+        return SymmMemGroup(max_M, N, mode, sm_margin=args.sm_margin,
+                            allow_multicast=args.allow_multicast, backend=args.symm_backend)
+    except Exception as exc:  # noqa: BLE001
+        R.failed += 1
+        R.say(f"FAIL {what} group: {type(exc).__name__}: {exc}")
+        return None
+
+
 def _fuzz(R, args, torch, dist, device, one_call, recover_fn, GemmRsAr, SymmMemGroup):
     """--fuzz: random rs/ar configurations of tools/fuzz_gpu.draw_case at this world size,
     every rank drawing the same case from the same seed; per case a fresh group, the M sequence
@@ -311,12 +319,8 @@ def _fuzz(R, args, torch, dist, device, one_call, recover_fn, GemmRsAr, SymmMemG
         mode, N, K, max_M = case["mode"], case["N"], case["K"], case["max_M"]
         desc = (f"fuzz seed={seed} {mode} N={N} K={K} max_M={max_M} schedule={case['schedule']} "
                 f"bn={case['bn']} cg={case['cta_group']} budget={case['sm_budget']}")
-        try:
-            group = SymmMemGroup(max_M, N, mode, sm_margin=args.sm_margin,
-                                 allow_multicast=args.allow_multicast, backend=args.symm_backend)
-        except Exception as exc:  # noqa: BLE001 - raised on every rank (agreed reason)
-            R.failed += 1
-            R.say(f"FAIL {desc} group: {type(exc).__name__}: {exc}")
+        group = _make_group(R, args, SymmMemGroup, max_M, N, mode, desc)
+        if group is None:
             continue
         if case["sm_budget"] is not None:
             group.sm_budget = min(group.sm_budget, case["sm_budget"])

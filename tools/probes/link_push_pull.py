@@ -22,6 +22,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from probe_timing import settle, slowest_us  # noqa: E402
 
 
 def main(argv=None) -> int:
@@ -52,8 +54,7 @@ def _run(args, torch, dist, device) -> int:
         local_src = torch.full((words,), rank + 1, dtype=torch.int32, device=device)
         local_dst = torch.zeros(words, dtype=torch.int32, device=device)
         bufs[0].fill_(rank + 1)
-        torch.cuda.synchronize(device)
-        dist.barrier(device_ids=[device.index])
+        settle(torch, dist, device)
         copies = {
             "sm pull": (lambda: torch.bitwise_or(views[0], 0, out=local_dst), "local"),
             "sm push": (lambda: torch.bitwise_or(local_src, 0, out=views[1]), "pushed"),
@@ -64,38 +65,24 @@ def _run(args, torch, dist, device) -> int:
         for name, (fn, where) in copies.items():
             local_dst.zero_()
             bufs[1].zero_()
-            torch.cuda.synchronize(device)
-            dist.barrier(device_ids=[device.index])
+            settle(torch, dist, device)
             fn()
-            torch.cuda.synchronize(device)
-            dist.barrier(device_ids=[device.index])
+            settle(torch, dist, device)
             got = local_dst if where == "local" else bufs[1]   # pushed: the peer wrote mine
             want = peer + 1 if where == "local" else (rank - 1) % tp + 1
             bad = int((got != want).sum())
-            for _ in range(2):
-                fn()
-            torch.cuda.synchronize(device)
-            dist.barrier(device_ids=[device.index])
-            t0, t1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            t0.record()
-            for _ in range(args.reps):
-                fn()
-            t1.record()
-            torch.cuda.synchronize(device)
-            us = t0.elapsed_time(t1) * 1e3 / args.reps
-            slowest = [None] * tp
-            dist.all_gather_object(slowest, (us, bad))
-            us_max = max(u for u, _ in slowest)
-            bad_all = sum(b for _, b in slowest)
-            line.append(f"{name} {words * 4 / (us_max * 1e3):.0f} GB/s"
+            us = slowest_us(torch, dist, device, fn, reps=args.reps)
+            flags = [None] * tp
+            dist.all_gather_object(flags, bad)
+            bad_all = sum(flags)
+            line.append(f"{name} {words * 4 / (us * 1e3):.0f} GB/s"
                         + (f" (WRONG in {bad_all} words)" if bad_all else ""))
             dist.barrier(device_ids=[device.index])
         if rank == 0:
             print(f"{mib} MiB, tp={tp}, every rank at once, slowest rank: " + "; ".join(line),
                   flush=True)
         del bufs, views
-        torch.cuda.synchronize(device)
-        dist.barrier(device_ids=[device.index])
+        settle(torch, dist, device)
     return 0
 
 

@@ -25,6 +25,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from probe_timing import settle, slowest_us  # noqa: E402
 
 ROWS, COLS = 8192, 7168            # bf16: the workspace of M = 16384 at TP2, 117 MB
 #: (box cols, box rows, swizzle): the kernels' two push boxes first, then wider rows
@@ -86,29 +88,16 @@ def _run(cubin: Path, torch, dist, device) -> int:
         def launch():
             call("cuLaunchKernel", func, sms, 1, 1, 32, 1, 1, cols * rows * 2,
                  cuda.CUstream(stream.cuda_stream), args, 0)
-        for _ in range(2):
-            launch()
-        torch.cuda.synchronize(device)
-        dist.barrier(device_ids=[device.index])
-        t0, t1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        t0.record(stream)
-        for _ in range(5):
-            launch()
-        t1.record(stream)
-        torch.cuda.synchronize(device)
-        us = t0.elapsed_time(t1) * 1e3 / 5
-        every = [None] * tp
-        dist.all_gather_object(every, us)
+        us = slowest_us(torch, dist, device, launch, reps=5, stream=stream)
         lines.append(f"box {cols} x {rows} ({cols * 2} B rows, swizzle {swz}), <= {depth} "
-                     f"groups in flight: {target} {nbytes / (max(every) * 1e3):.0f} GB/s")
+                     f"groups in flight: {target} {nbytes / (us * 1e3):.0f} GB/s")
         dist.barrier(device_ids=[device.index])
     if rank == 0:
         print(f"TMA stores of a [{ROWS}, {COLS}] bf16 tensor, {sms} CTAs x 1 thread, every rank at "
               f"once, slowest rank:\n  " + "\n  ".join(lines), flush=True)
     call("cuModuleUnload", module)
     del peer_buf, buf
-    torch.cuda.synchronize(device)
-    dist.barrier(device_ids=[device.index])
+    settle(torch, dist, device)
     return 0
 
 
