@@ -75,8 +75,8 @@ def test_scripts_refuse_multicast_env(script, name, bad):
     assert "refusing to run" in r.stderr and name in r.stderr
 
 
-@pytest.mark.parametrize("probe", [["link_push_pull.py"], ["tma_push_probe.py", "x.cubin"]],
-                         ids=lambda p: p[0])
+@pytest.mark.parametrize("probe", [["link_push_pull.py"], ["tma_push_probe.py", "x.cubin"],
+                                   ["tma_hol_probe.py", "x.cubin"]], ids=lambda p: p[0])
 def test_link_probes_refuse_multicast_env(probe):
     """The NVLink probes (no --allow-multicast at all) refuse like the scripts."""
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONPATH": str(ROOT),

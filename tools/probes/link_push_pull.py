@@ -23,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from probe_timing import settle, slowest_us  # noqa: E402
+from probe_common import peer_buffer, settle, slowest_us  # noqa: E402
 
 
 def main(argv=None) -> int:
@@ -37,20 +37,13 @@ def main(argv=None) -> int:
 
 
 def _run(args, torch, dist, device) -> int:
-    import torch.distributed._symmetric_memory as symm
-
-    from codegen.runtime.symm_group import _rendezvous
-
     rank, tp = dist.get_rank(), dist.get_world_size()
     peer = (rank + 1) % tp
     for mib in (int(v) for v in args.mib.split(",") if v):
         words = (mib << 20) // 4
-        bufs, views = [], []
-        for _ in range(2):      # [0]: pulled from, [1]: pushed into
-            b = symm.empty(words, dtype=torch.int32, device=device)
-            h = _rendezvous(symm, b, dist.group.WORLD.group_name)
-            bufs.append(b)
-            views.append(h.get_buffer(peer, (words,), torch.int32))
+        # [0]: pulled from, [1]: pushed into
+        bufs, views = zip(*(peer_buffer(torch, dist, device, words, torch.int32)
+                            for _ in range(2)))
         local_src = torch.full((words,), rank + 1, dtype=torch.int32, device=device)
         local_dst = torch.zeros(words, dtype=torch.int32, device=device)
         bufs[0].fill_(rank + 1)

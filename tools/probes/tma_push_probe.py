@@ -26,7 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from probe_timing import settle, slowest_us  # noqa: E402
+from probe_common import cubin_main, load_kernels, peer_buffer, settle, slowest_us  # noqa: E402
 
 ROWS, COLS = 8192, 7168            # bf16: the workspace of M = 16384 at TP2, 117 MB
 #: (box cols, box rows, swizzle): the kernels' two push boxes first, then wider rows
@@ -35,37 +35,20 @@ BOXES = ((64, 128, "128B"), (32, 128, "64B"), (64, 128, "none"), (128, 128, "non
 
 
 def main(argv=None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    if len(argv) != 1:
-        print(__doc__, file=sys.stderr)
-        return 2
-    from codegen.runtime.symm_env import run_torchrun
-
-    return run_torchrun(lambda torch, dist, device: _run(Path(argv[0]), torch, dist, device),
-                        False, 300)
+    return cubin_main(argv, __doc__, _run)
 
 
 def _run(cubin: Path, torch, dist, device) -> int:
-    import torch.distributed._symmetric_memory as symm
-
-    from codegen.runtime.driver import call, cuda, ensure_context
-    from codegen.runtime.symm_group import _rendezvous
+    from codegen.runtime.driver import call, cuda
     from codegen.runtime.tma import encode_bf16_2d
 
-    rank, tp = dist.get_rank(), dist.get_world_size()
-    peer = (rank + 1) % tp
-    buf = symm.empty(ROWS * COLS, dtype=torch.bfloat16, device=device)
-    handle = _rendezvous(symm, buf, dist.group.WORLD.group_name)
-    peer_buf = handle.get_buffer(peer, (ROWS * COLS,), torch.bfloat16)
-    torch.cuda.synchronize(device)
-    ensure_context(device.index)
-    module = call("cuModuleLoadData", cubin.read_bytes())
-    funcs = {}
-    for depth, name in ((4, b"push_boxes"), (1, b"push_boxes_d1"), (2, b"push_boxes_d2"),
-                        (8, b"push_boxes_d8")):
-        funcs[depth] = call("cuModuleGetFunction", module, name)
-        call("cuFuncSetAttribute", funcs[depth],
-             cuda.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, 65536)
+    rank = dist.get_rank()
+    buf, peer_buf = peer_buffer(torch, dist, device, ROWS * COLS, torch.bfloat16)
+    settle(torch, dist, device)
+    module, by_name = load_kernels(cubin, device, ("push_boxes", "push_boxes_d1", "push_boxes_d2",
+                                                   "push_boxes_d8"), 65536)
+    funcs = {4: by_name["push_boxes"], 1: by_name["push_boxes_d1"], 2: by_name["push_boxes_d2"],
+             8: by_name["push_boxes_d8"]}
     sms = torch.cuda.get_device_properties(device).multi_processor_count
     stream = torch.cuda.current_stream(device)
     nbytes = ROWS * COLS * 2
