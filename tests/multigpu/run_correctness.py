@@ -304,7 +304,7 @@ def _fuzz(R, args, torch, dist, device, one_call, recover_fn, GemmRsAr, SymmMemG
 
     from codegen.runtime import InputError
 
-    arch = "sm_90a" if torch.cuda.get_device_capability(device) == (9, 0) else "sm_100a"
+    arch = contract.ARCH_OF_CAPABILITY[torch.cuda.get_device_capability(device)]
     t0 = time.time()
     for i in range(args.fuzz):
         go = [args.fuzz_budget_s is None or time.time() - t0 < args.fuzz_budget_s]
