@@ -74,8 +74,7 @@ def _run(args, torch, dist, device) -> int:
         if rank == 0:
             print(f"{mib} MiB, tp={tp}, every rank at once, slowest rank: " + "; ".join(line),
                   flush=True)
-        del bufs, views
-        settle(torch, dist, device)
+        settle(torch, dist, device)   # the next size's buffers replace these
     return 0
 
 

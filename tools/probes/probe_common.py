@@ -68,3 +68,15 @@ def slowest_us(torch, dist, device, fn, reps: int, warmup: int = 2, stream=None)
     every = [None] * dist.get_world_size()
     dist.all_gather_object(every, t0.elapsed_time(t1) * 1e3 / reps)
     return max(every)
+
+
+def report_and_close(header: str, lines, module, torch, dist, device) -> int:
+    """Rank 0 prints `header` and `lines`; every rank unloads the cubin module and settles
+    (no peer still writes this rank's buffer when the caller frees it). Returns 0."""
+    from codegen.runtime.driver import call
+
+    if dist.get_rank() == 0:
+        print(header + "\n  " + "\n  ".join(lines), flush=True)
+    call("cuModuleUnload", module)
+    settle(torch, dist, device)
+    return 0

@@ -13,12 +13,7 @@ issuing TMA stores of a 16 KB box meanwhile: into the peer's buffer, into a loca
 none. Every rank at once (both link directions busy). Prints the loads' aggregate rate per GPU
 (median CTA), slowest rank.
 
-    nvcc -arch=sm_90a -cubin -o out/tma_hol_probe.cubin tools/probes/tma_hol_probe.cu
-    # on the GPU machine (carry out/tma_hol_probe.cubin):
-    TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1 PYTHONPATH=. \\
-      torchrun --nproc-per-node 2 tools/probes/tma_hol_probe.py out/tma_hol_probe.cubin
-
-It never creates a multicast object (a plain symmetric allocation, the switches above set).
+Build and run: tools/probes/README.md (`tma_hol_probe`).
 """
 from __future__ import annotations
 
@@ -30,7 +25,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from probe_common import cubin_main, load_kernels, peer_buffer, settle  # noqa: E402
+from probe_common import (cubin_main, load_kernels, peer_buffer, report_and_close,  # noqa: E402
+                          settle)
 
 COLS = 7168
 LOAD_ROWS, STORE_ROWS = 1024, 8192      # bf16: 14.7 MB (L2-resident), 117 MB
@@ -46,7 +42,7 @@ def _run(cubin: Path, torch, dist, device) -> int:
     from codegen.runtime.driver import call, cuda
     from codegen.runtime.tma import encode_bf16_2d
 
-    rank, tp = dist.get_rank(), dist.get_world_size()
+    tp = dist.get_world_size()
     buf, peer_buf = peer_buffer(torch, dist, device, STORE_ROWS * COLS, torch.bfloat16)
     local_store = torch.empty(STORE_ROWS * COLS, dtype=torch.bfloat16, device=device)
     load_src = torch.randn(LOAD_ROWS * COLS, device=device).to(torch.bfloat16)
@@ -83,14 +79,10 @@ def _run(cubin: Path, torch, dist, device) -> int:
             gbps = N_LOADS * BOX[0] * BOX[1] * 2 * sms / max(every)
             lines.append(f"pass {rep + 1}, {name}: loads {gbps:.0f} GB/s "
                          f"({max(every) / 1e3:.0f} us per CTA)")
-    if rank == 0:
-        print(f"TMA loads ({N_LOADS} x 16 KB per CTA, {sms} CTAs, 4 stages) while another lane "
-              "of the SM issues 16 KB TMA stores, every rank at once, median CTA, slowest "
-              "rank:\n  " + "\n  ".join(lines), flush=True)
-    call("cuModuleUnload", module)
-    del peer_buf, buf
-    settle(torch, dist, device)
-    return 0
+    return report_and_close(
+        f"TMA loads ({N_LOADS} x 16 KB per CTA, {sms} CTAs, 4 stages) while another lane of the "
+        "SM issues 16 KB TMA stores, every rank at once, median CTA, slowest rank:", lines,
+        module, torch, dist, device)
 
 
 if __name__ == "__main__":

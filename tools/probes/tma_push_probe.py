@@ -10,12 +10,7 @@ Every rank pushes into the other's symmetric buffer at once (every link directio
 and 8); the same into its own buffer for reference; every run twice, the second pass in the
 reverse order. Prints GB/s per GPU (1e9 B/s), slowest rank.
 
-    nvcc -arch=sm_90a -cubin -o out/tma_push_probe.cubin tools/probes/tma_push_probe.cu
-    # on the GPU machine (carry out/tma_push_probe.cubin):
-    TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1 PYTHONPATH=. \\
-      torchrun --nproc-per-node 2 tools/probes/tma_push_probe.py out/tma_push_probe.cubin
-
-It never creates a multicast object (a plain symmetric allocation, the switches above set).
+Build and run: tools/probes/README.md (`tma_push_probe`).
 """
 from __future__ import annotations
 
@@ -26,7 +21,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from probe_common import cubin_main, load_kernels, peer_buffer, settle, slowest_us  # noqa: E402
+from probe_common import (cubin_main, load_kernels, peer_buffer, report_and_close,  # noqa: E402
+                          settle, slowest_us)
 
 ROWS, COLS = 8192, 7168            # bf16: the workspace of M = 16384 at TP2, 117 MB
 #: (box cols, box rows, swizzle): the kernels' two push boxes first, then wider rows
@@ -42,7 +38,6 @@ def _run(cubin: Path, torch, dist, device) -> int:
     from codegen.runtime.driver import call, cuda
     from codegen.runtime.tma import encode_bf16_2d
 
-    rank = dist.get_rank()
     buf, peer_buf = peer_buffer(torch, dist, device, ROWS * COLS, torch.bfloat16)
     settle(torch, dist, device)
     module, by_name = load_kernels(cubin, device, ("push_boxes", "push_boxes_d1", "push_boxes_d2",
@@ -75,13 +70,9 @@ def _run(cubin: Path, torch, dist, device) -> int:
         lines.append(f"box {cols} x {rows} ({cols * 2} B rows, swizzle {swz}), <= {depth} "
                      f"groups in flight: {target} {nbytes / (us * 1e3):.0f} GB/s")
         dist.barrier(device_ids=[device.index])
-    if rank == 0:
-        print(f"TMA stores of a [{ROWS}, {COLS}] bf16 tensor, {sms} CTAs x 1 thread, every rank at "
-              f"once, slowest rank:\n  " + "\n  ".join(lines), flush=True)
-    call("cuModuleUnload", module)
-    del peer_buf, buf
-    settle(torch, dist, device)
-    return 0
+    return report_and_close(
+        f"TMA stores of a [{ROWS}, {COLS}] bf16 tensor, {sms} CTAs x 1 thread, every rank at "
+        "once, slowest rank:", lines, module, torch, dist, device)
 
 
 if __name__ == "__main__":
