@@ -1,17 +1,23 @@
-"""tools/fuzz_gpu.py's case generator (CPU): every case it draws is a configuration the op
-accepts (the same argument checks GemmRsAr runs), with Ms in range and, for a fixed decode
-schedule, every M past the landing rows marked as one the op must refuse."""
+"""tools/fuzz_gpu.py's CPU-side pieces: every case the generator draws is a configuration the
+op accepts (the same argument checks GemmRsAr runs), with Ms in range and, for a fixed decode
+schedule, every M past the landing rows marked as one the op must refuse; every bad input it
+makes is refused before a launch; run_sequence fails a case whose refusals do not happen."""
 import random
 import sys
 from pathlib import Path
 from types import SimpleNamespace
 
+import pytest
+import torch
+
 from codegen import contract
+from codegen.runtime.errors import InputError
+from codegen.runtime.op import GemmRsAr
 from codegen.runtime.op_args import check_op_args
 from codegen.spec import Variant
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
-from fuzz_gpu import draw_case, expect_refused  # noqa: E402
+from fuzz_gpu import bad_inputs, draw_case, expect_refused, run_sequence  # noqa: E402
 
 
 def test_drawn_cases_are_valid_configurations():
@@ -41,3 +47,37 @@ def test_drawn_cases_are_valid_configurations():
 
 def test_same_seed_same_case():
     assert draw_case(random.Random(7)) == draw_case(random.Random(7))
+
+
+@pytest.mark.parametrize("M", [1, 17])
+def test_bad_inputs_are_refused_before_a_launch(M):
+    """On a CPU op (nothing launchable): each bad input raises InputError in validation."""
+    N, K, max_M = 256, 128, 64
+    op = GemmRsAr(max_M, N, K, "none", arch="sm_90a", device="cpu")
+    bad = bad_inputs(torch, M, N, K, max_M, op.out_shape(M)[0], "cpu")
+    assert ("x transposed view" in bad) == (M > 1) and len(bad) == 4 + (M > 1)
+    why = {"x float32": "dtype", "weight K + 64": r"\(K\)", "out wrong shape": "out.shape",
+           "M = max_M + 1": "max_M", "x transposed view": "contiguous"}
+    for name, (x, w, out) in bad.items():
+        with pytest.raises(InputError, match=why[name]):    # refused for its own reason
+            op(0, x, w, out=out)
+
+
+def test_run_sequence_enforces_the_refusals():
+    case = {"schedule": "swapab", "land_rows": 16, "ms": [5, 8, 17, 8]}
+    calls = []
+
+    def one_call(M):
+        calls.append(M)
+        if M > 16:
+            raise InputError("past the landing rows")
+
+    def refused():
+        raise InputError("bad")
+
+    run_sequence(case, one_call, lambda M: {"bad": refused}, InputError)
+    assert calls == [5, 8, 17, 8]
+    with pytest.raises(AssertionError, match="was not refused with InputError"):
+        run_sequence(case, one_call, lambda M: {"accepted": lambda: None}, InputError)
+    with pytest.raises(AssertionError, match="past the landing rows 16"):
+        run_sequence(case, lambda M: None, lambda M: {}, InputError)

@@ -74,6 +74,47 @@ def expect_refused(case: dict, M: int) -> bool:
     return case["schedule"] == "swapab" and M > case["land_rows"]
 
 
+def bad_inputs(torch, M: int, N: int, K: int, max_M: int, out_rows: int, device) -> dict:
+    """One rank's bad inputs for a call with M rows: name -> (x, weight, out or None). Each must
+    raise InputError before any launch (tools/fuzz_gpu.py and run_correctness.py --fuzz)."""
+    def bf16(*shape):
+        return torch.zeros(*shape, device=device, dtype=torch.bfloat16)
+
+    x, w = bf16(M, K), bf16(N, K)
+    bad = {
+        "x float32": (x.float(), w, None),
+        "weight K + 64": (x, bf16(N, K + 64), None),
+        "out wrong shape": (x, w, bf16(out_rows + 1, N)),
+        "M = max_M + 1": (bf16(max_M + 1, K), w, None),
+    }
+    if M > 1:   # (a one-row transposed view is contiguous)
+        bad["x transposed view"] = (bf16(K, M).t(), w, None)
+    return bad
+
+
+def run_sequence(case: dict, one_call, call_bad, refused_error) -> None:
+    """A case's calls: `one_call(M)` for each of its Ms, where a fixed decode schedule past the
+    landing rows must raise `refused_error` (InputError); after the second call every bad input
+    of `call_bad(M)` (name -> a call of it) must raise it too, and the calls after still be
+    right."""
+    for i, M in enumerate(case["ms"]):
+        if expect_refused(case, M):
+            try:
+                one_call(M)
+            except refused_error:
+                continue
+            raise AssertionError(f"M = {M} past the landing rows {case['land_rows']} of a "
+                                 "fixed swapab schedule was not refused")
+        one_call(M)
+        if i == 1:
+            for name, call in call_bad(M).items():
+                try:
+                    call()
+                except refused_error:
+                    continue
+                raise AssertionError(f"bad input '{name}' was not refused with InputError")
+
+
 class _OneRank:
     """A mode-none op seen as a group of one rank (run_all / check_errors)."""
 
@@ -136,28 +177,15 @@ class Runner:
             op.synchronize()
         self.check(case, outs, xs, ws, what)
 
-    def bad_inputs(self, op, case, M):
-        """Each must raise InputError before a launch."""
-        torch, g, tp = self.torch, self.g, max(case["tp"], 1)
-        N, K = case["N"], case["K"]
-        xs, ws = g.rank_inputs(tp, M, N, K)
-        bad = {
-            "x float32": ([x.float() for x in xs], ws, None),
-            "weight K + 64": (xs, [torch.zeros(N, K + 64, device="cuda", dtype=torch.bfloat16)
-                                   for _ in ws], None),
-            "out wrong shape": (xs, ws, [g.poisoned((op.out_shape(M)[0] + 1, N)) for _ in xs]),
-        }
-        if M > 1:   # (a one-row transposed view is contiguous)
-            bad["x transposed view"] = ([torch.empty(K, M, device="cuda", dtype=torch.bfloat16).t()
-                                         for _ in xs], ws, None)
-        if case["max_M"] < 4096:
-            bad["M = max_M + 1"] = ([g.fresh((case["max_M"] + 1, K)) for _ in xs], ws, None)
-        for name, (bx, bw, bo) in bad.items():
-            try:
-                self.call(op, case, bx, bw, bo)
-            except self.InputError:
-                continue
-            raise AssertionError(f"bad input '{name}' was not refused with InputError")
+    def bad_calls(self, op, case, M) -> dict:
+        """name -> a call of every rank with that bad input (bad_inputs, its own per rank)."""
+        ranks = [bad_inputs(self.torch, M, case["N"], case["K"], case["max_M"],
+                            op.out_shape(M)[0], "cuda") for _ in range(max(case["tp"], 1))]
+
+        def call(name):
+            xs, ws, outs = zip(*(r[name] for r in ranks))
+            return self.call(op, case, list(xs), list(ws), None if outs[0] is None else list(outs))
+        return {name: (lambda name=name: call(name)) for name in ranks[0]}
 
     def graph(self, op, case, M, what):
         """One capture, two replays on fresh inputs (gpu_common.check_graph_replays); mode none
@@ -173,18 +201,8 @@ class Runner:
     def run(self, case: dict) -> None:
         op = self.op(case)
         ok_ms = [m for m in case["ms"] if not expect_refused(case, m)]
-        for i, M in enumerate(case["ms"]):
-            what = f"M={M}"
-            if expect_refused(case, M):
-                try:
-                    self.one_call(op, case, M, what)
-                except self.InputError:
-                    continue
-                raise AssertionError(f"M = {M} past the landing rows {case['land_rows']} of a "
-                                     "fixed swapab schedule was not refused")
-            self.one_call(op, case, M, what)
-            if i == 1:
-                self.bad_inputs(op, case, M)
+        run_sequence(case, lambda M: self.one_call(op, case, M, f"M={M}"),
+                     lambda M: self.bad_calls(op, case, M), self.InputError)
         if ok_ms:
             self.graph(op, case, ok_ms[0], f"M={ok_ms[0]}")
 

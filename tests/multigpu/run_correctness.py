@@ -300,7 +300,7 @@ def _fuzz(R, args, torch, dist, device, one_call, recover_fn, GemmRsAr, SymmMemG
     import random
 
     sys.path.insert(0, str(ROOT / "tools"))
-    from fuzz_gpu import draw_case, expect_refused
+    from fuzz_gpu import bad_inputs, draw_case, run_sequence
 
     from codegen.runtime import InputError
 
@@ -327,33 +327,15 @@ def _fuzz(R, args, torch, dist, device, one_call, recover_fn, GemmRsAr, SymmMemG
         op = GemmRsAr(max_M, N, K, mode, group, schedule=case["schedule"], bn=case["bn"],
                       cta_group=case["cta_group"], timeout_ms=args.timeout_ms)
 
-        def run_case():
-            for j, M in enumerate(case["ms"]):
-                what = f"M={M} (call {j})"
-                if expect_refused(case, M):
-                    try:
-                        one_call(op, mode, M, K, what)
-                    except InputError:
-                        continue
-                    raise AssertionError(f"{what}: past the landing rows, not refused")
-                one_call(op, mode, M, K, what)
-                if j == 1:
-                    x = torch.zeros(M, K, device=device, dtype=torch.bfloat16)
-                    w = torch.zeros(N, K, device=device, dtype=torch.bfloat16)
-                    for name, call in (
-                            ("x float32", lambda: op(R.rank, x.float(), w)),
-                            ("weight K + 64", lambda: op(R.rank, x, torch.zeros(
-                                N, K + 64, device=device, dtype=torch.bfloat16))),
-                            ("out wrong shape", lambda: op(R.rank, x, w, out=torch.empty(
-                                op.out_shape(M)[0] + 1, N, device=device,
-                                dtype=torch.bfloat16))),
-                            ("M = max_M + 1", lambda: op(R.rank, torch.zeros(
-                                max_M + 1, K, device=device, dtype=torch.bfloat16), w))):
-                        try:
-                            call()
-                        except InputError:
-                            continue
-                        raise AssertionError(f"bad input '{name}' was not refused")
+        def bad_calls(M, op=op, case=case):
+            bad = bad_inputs(torch, M, case["N"], case["K"], case["max_M"], op.out_shape(M)[0],
+                             device)
+            return {name: (lambda x=x, w=w, o=o: op(R.rank, x, w, out=o))
+                    for name, (x, w, o) in bad.items()}
+
+        def run_case(op=op, case=case):
+            run_sequence(case, lambda M: one_call(op, case["mode"], M, case["K"],
+                                                  f"M={M}"), bad_calls, InputError)
 
         R.case(f"{desc} Ms={case['ms']}", run_case, recover_fn(op, group))
         del op, group
