@@ -135,6 +135,32 @@ def _reqntid(ptx: str) -> list[int] | None:
     return [int(g) for g in m.groups() if g] if m else None
 
 
+#: A PTX instruction that may touch global memory: a load/store/atomic/reduction not in the
+#: shared, param, local or const space (generic addresses count), any bulk or multimem copy.
+_GLOBAL_ACCESS = re.compile(
+    r"^\s*(?:@!?%\w+\s+)?(?:(?:ld|st|atom|red)\.(?!(?:[\w]+\.)*?(?:shared|param|local|const)\b)"
+    r"|cp\.async|cp\.reduce\.async|multimem\.|prefetch\.global|fence\.proxy\.tensormap)",
+    re.M)
+
+
+def check_pdl_prologue(ptx: str, launch: dict) -> None:
+    """A kernel the runtime launches with programmatic serialization (launch "pdl") must wait
+    for the previous grid (griddepcontrol.wait) before its first instruction that may touch
+    global memory, or it could read inputs the previous kernel is still writing. Checked on
+    the PTX text: the prologue before the wait is straight-line code."""
+    if launch.get("pdl") is not True:
+        return
+    wait = ptx.find("griddepcontrol.wait")
+    if wait < 0:
+        raise CompileError('launch "pdl" is set but the PTX has no griddepcontrol.wait '
+                           "(call await_previous_grid() in the kernel's prologue)")
+    first = _GLOBAL_ACCESS.search(ptx)
+    if first and first.start() < wait:
+        line = ptx.count("\n", 0, first.start()) + 1
+        raise CompileError(f"PTX line {line} ({first.group(0).strip()}...) may touch global memory "
+                           "before griddepcontrol.wait: move it below await_previous_grid()")
+
+
 def check_dynamic_smem(host_ir: str, dynamic_smem: int) -> None:
     """The runtime launches with the launch dict's `dynamic_smem`; the DSL sizes its own launch
     (a constant in the host module). They must agree, or a kernel would read past its smem."""
@@ -178,6 +204,7 @@ def compile_source(variant: Variant, source: str, workdir: Path) -> Artifacts:
         raise CompileError(f"PTX entry {symbol[:80]} is not {contract.kernel_symbol(variant.name)}: the "
                            "template must name its kernel (see codegen.contract.SYMBOL_SUFFIX)")
     check_dynamic_smem(str(compiled.ir_module), int(launch["dynamic_smem"]))
+    check_pdl_prologue(ptx.decode(), launch)
     reqntid = _reqntid(ptx.decode())
     if reqntid and reqntid[0] != launch["block"][0]:
         raise CompileError(f".reqntid {reqntid} differs from the launch block {launch['block']}")

@@ -13,6 +13,7 @@ import subprocess
 import pytest
 
 from codegen import binutils, contract, ptxabi
+from codegen import compile as compile_mod
 from codegen.build import build
 from codegen.cache import Cache
 from codegen.spec import Variant, deployment_matrix
@@ -221,3 +222,18 @@ def test_meta_abi_matches_ptx(built, v):
     wide = v.schedule == "swapab" and contract.swapab_wide(v.cta_group)
     assert meta["launch"]["cluster"][0] == (1 if wide else v.cta_group)
     assert meta["launch"]["dynamic_smem"] > 0
+
+
+@pytest.mark.parametrize("v", VARIANTS, ids=lambda v: v.name)
+def test_waits_for_the_previous_grid_before_global_memory(built, v):
+    """Every kernel is launched with programmatic serialization (launch "pdl"), so it may start
+    while the previous kernel still writes its inputs: griddepcontrol.wait must come before
+    the first instruction that may touch global memory; no kernel triggers its dependents
+    early (measured slower, templates/ptx/comm_ops.py.j2 await_previous_grid)."""
+    ptx, meta = built[v]
+    assert meta["launch"]["pdl"] is True
+    wait = ptx.index("griddepcontrol.wait")
+    assert "griddepcontrol.launch_dependents" not in ptx
+    first = compile_mod._GLOBAL_ACCESS.search(ptx)
+    assert first is not None and wait < first.start(), first and first.group(0)
+    compile_mod.check_pdl_prologue(ptx, meta["launch"])

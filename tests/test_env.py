@@ -13,11 +13,12 @@ def test_defaults(monkeypatch):
     assert s.jobs == (os.cpu_count() or 1)
     assert s.disable_multicast is False
     assert s.wait_timeout_ms == 60_000
-    assert s.disable_fused is False and s.no_compile is False
+    assert s.disable_fused is False and s.no_compile is False and s.pdl is False
 
 
 @pytest.mark.parametrize("name, field", [("CODEGEN_DISABLE_FUSED", "disable_fused"),
-                                         ("CODEGEN_NO_COMPILE", "no_compile")])
+                                         ("CODEGEN_NO_COMPILE", "no_compile"),
+                                         ("CODEGEN_PDL", "pdl")])
 @pytest.mark.parametrize("value, on", [("1", True), ("yes", True), ("junk", True),
                                        ("0", False), ("off", False), ("", False)])
 def test_boolean_switches(name, field, value, on):

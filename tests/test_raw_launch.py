@@ -17,6 +17,18 @@ def test_twin_matches_the_binding_with_a_cluster():
     assert attr.id == raw_launch._CLUSTER_DIMENSION and list(attr.value[:3]) == [2, 1, 1]
 
 
+def test_twin_carries_the_programmatic_launch_attribute(monkeypatch):
+    monkeypatch.setenv("CODEGEN_PDL", "1")
+    cfg = _kernel((2, 1, 1), pdl=True).launch_config(132, 0x1234)
+    raw = raw_launch.raw_config(cfg)
+    assert raw is not None
+    c = raw_launch._LaunchConfig.from_address(raw.address)
+    assert c.numAttrs == 2
+    attrs = ctypes.cast(c.attrs, ctypes.POINTER(raw_launch._LaunchAttribute))
+    assert attrs[0].id == raw_launch._CLUSTER_DIMENSION and list(attrs[0].value[:3]) == [2, 1, 1]
+    assert attrs[1].id == raw_launch._PROGRAMMATIC and list(attrs[1].value[:3]) == [1, 0, 0]
+
+
 def test_twin_without_attributes_on_the_default_stream():
     raw = raw_launch.raw_config(_kernel((1, 1, 1)).launch_config(7, 0))
     c = raw_launch._LaunchConfig.from_address(raw.address)

@@ -12,8 +12,8 @@ META = {
 }
 
 
-def _kernel(cluster=(2, 1, 1)):
-    meta = dict(META, launch=dict(META["launch"], cluster=list(cluster)))
+def _kernel(cluster=(2, 1, 1), **launch):
+    meta = dict(META, launch=dict(META["launch"], cluster=list(cluster), **launch))
     return LoadedKernel(CacheEntry(meta["variant"], "k", None, b"", "0" * 64, meta), 0)
 
 
@@ -32,3 +32,31 @@ def test_config_with_cluster():
 def test_config_without_cluster():
     cfg = _kernel((1, 1, 1)).launch_config(7, 0)
     assert cfg.numAttrs == 0 and cfg.gridDimX == 7
+
+
+PROGRAMMATIC = cuda.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION
+
+
+def test_pdl_kernel_gets_programmatic_serialization(monkeypatch):
+    """A kernel built with await_previous_grid (launch "pdl": true) is launched with
+    programmatic stream serialization, after its cluster attribute."""
+    monkeypatch.setenv("CODEGEN_PDL", "1")
+    cfg = _kernel(pdl=True).launch_config(132, 0x1234)
+    assert cfg.numAttrs == 2
+    assert cfg.attrs[0].id == cuda.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
+    assert cfg.attrs[1].id == PROGRAMMATIC
+    assert cfg.attrs[1].value.programmaticStreamSerializationAllowed == 1
+
+
+def test_entry_without_pdl_and_the_default_launch_plainly(monkeypatch):
+    """An entry built before await_previous_grid existed must never get the attribute (it would
+    read its inputs while the previous kernel still writes them), even with CODEGEN_PDL on;
+    without CODEGEN_PDL (the default) no kernel gets it."""
+    monkeypatch.setenv("CODEGEN_PDL", "1")
+    for k in (_kernel((1, 1, 1)), _kernel((1, 1, 1), pdl="yes"), _kernel((1, 1, 1), pdl=False)):
+        assert not k.pdl and k.launch_config(7, 0).numAttrs == 0
+    for off in ("0", ""):
+        monkeypatch.setenv("CODEGEN_PDL", off)
+        assert _kernel((1, 1, 1), pdl=True).launch_config(7, 0).numAttrs == 0
+    monkeypatch.delenv("CODEGEN_PDL")
+    assert _kernel((1, 1, 1), pdl=True).launch_config(7, 0).numAttrs == 0

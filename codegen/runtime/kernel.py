@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import threading
 
-from codegen import contract
+from codegen import contract, env
 from codegen.spec import SpecError, Variant
 
 from .cache_index import CacheEntry
@@ -26,6 +26,10 @@ class LoadedKernel:
         cluster = launch.get("cluster", [1, 1, 1])
         self.cluster = tuple(int(v) for v in cluster) + (1,) * (3 - len(cluster))
         self.dynamic_smem = int(launch.get("dynamic_smem", 0))
+        # programmatic dependent launch (CODEGEN_PDL, off by default): only for kernels built to
+        # wait for the previous grid before touching global memory (launch "pdl", the templates'
+        # await_previous_grid); an older cache entry without it always launches plainly
+        self.pdl = launch.get("pdl") is True and env.load().pdl
         self.specs: list[ParamSpec] = parse_abi(entry.meta["abi"]["params"])
         self.param_names = frozenset(s.name for s in self.specs)
         self.variant = _entry_variant(entry)
@@ -92,6 +96,11 @@ class LoadedKernel:
             a = cuda.CUlaunchAttribute()
             a.id = cuda.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
             a.value.clusterDim.x, a.value.clusterDim.y, a.value.clusterDim.z = self.cluster
+            attrs.append(a)
+        if self.pdl:
+            a = cuda.CUlaunchAttribute()
+            a.id = cuda.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION
+            a.value.programmaticStreamSerializationAllowed = 1
             attrs.append(a)
         cfg.attrs = attrs
         cfg.numAttrs = len(attrs)

@@ -2,7 +2,7 @@
 
 cuda-python converts its CUlaunchConfig object into the C struct on every call, which costs
 several microseconds per eager launch. Here the C struct (and its cluster attribute) is built
-once per (kernel, grid, stream) in ctypes memory and the driver entry point is called directly.
+once per (kernel, grid, stream) in ctypes memory (cluster and programmatic-launch attributes) and the driver entry point is called directly.
 
 The layout is not trusted blindly: each struct is compared, field by field, with the C struct
 cuda-python itself builds for the same launch (`getPtr()` is the address it hands the driver).
@@ -18,6 +18,7 @@ from .driver import cuda
 
 _CUDA_VERSION_OF_LAUNCH_EX = 12000  # cuLaunchKernelEx appeared in CUDA 12.0
 _CLUSTER_DIMENSION = int(cuda.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION)
+_PROGRAMMATIC = int(cuda.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION)
 
 
 class _LaunchAttribute(ctypes.Structure):
@@ -85,7 +86,7 @@ def _same_as_bindings(ours: _LaunchConfig, theirs) -> bool:
         if ctypes.c_int.from_address(t).value != mine.id:
             return False
         value_at = t + _LaunchAttribute.value.offset
-        if ctypes.string_at(value_at, 12) != bytes(mine.value)[:12]:  # clusterDim x, y, z
+        if ctypes.string_at(value_at, 12) != bytes(mine.value)[:12]:  # clusterDim x, y, z / the flag
             return False
     return True
 
@@ -98,11 +99,14 @@ def raw_config(binding_cfg) -> RawConfig | None:
         attrs = (_LaunchAttribute * max(n, 1))()
         for i in range(n):
             a = binding_cfg.attrs[i]
-            if int(a.id) != _CLUSTER_DIMENSION:  # the only attribute this twin knows
-                return None
             attrs[i].id = int(a.id)
-            dim = a.value.clusterDim
-            attrs[i].value[0], attrs[i].value[1], attrs[i].value[2] = dim.x, dim.y, dim.z
+            if int(a.id) == _CLUSTER_DIMENSION:
+                dim = a.value.clusterDim
+                attrs[i].value[0], attrs[i].value[1], attrs[i].value[2] = dim.x, dim.y, dim.z
+            elif int(a.id) == _PROGRAMMATIC:
+                attrs[i].value[0] = int(a.value.programmaticStreamSerializationAllowed)
+            else:  # the only attributes this twin knows
+                return None
         cfg = _LaunchConfig(
             binding_cfg.gridDimX, binding_cfg.gridDimY, binding_cfg.gridDimZ,
             binding_cfg.blockDimX, binding_cfg.blockDimY, binding_cfg.blockDimZ,
