@@ -483,3 +483,36 @@ def test_rows_and_json_carry_the_bound(probe_bench, tmp_path):
     md = b.args.md.read_text()
     assert "| T_link | T_phys | eff = T_phys/fused |" in md and "0.86" in md and "GB/s per GPU" in md
     assert "| 0.86 | 15.0 | 0.80 | -1.0 |" in md and "ours GEMM = our kernel's plain GEMM" in md
+
+
+def test_after_elementwise_precedes_every_timed_call(fake_bench, monkeypatch):
+    """--after-elementwise: each timed path (torch.mm, baselines, fused, our GEMM, candidates)
+    runs after x *= 1 on the row's x; the check calls do not, and nothing is left set after."""
+    fake_bench.args.after_elementwise = True
+    calls = []
+
+    class CountingX:
+        """Stands for the row's x in the prelude: counts the in-place multiplies."""
+        def __init__(self, x):
+            self.x = x
+
+        def mul_(self, v):
+            calls.append(v)
+            return self.x.mul_(v)
+
+    def timed(fn):
+        fake_bench.prelude_x = CountingX(fake_bench.prelude_x) if not isinstance(
+            fake_bench.prelude_x, CountingX) else fake_bench.prelude_x
+        before = len(calls)
+        fake_bench.with_prelude(fn)()
+        assert len(calls) == before + 1        # one elementwise kernel per timed call
+        return 10.0
+    monkeypatch.setattr(fake_bench, "timed", timed)
+    r = fake_bench.measure(64, 16, (torch.randn(256, 64) * 0.1).to(torch.bfloat16))
+    assert "error" not in r and r["fused_relerr"] == 0.0 and calls and set(calls) == {1.0}
+    assert fake_bench.prelude_x is None
+    fake_bench.args.after_elementwise = False
+    fn = lambda: 7  # noqa: E731
+    assert fake_bench.with_prelude(fn) is fn
+    assert bench.parse_args(["--after-elementwise"]).after_elementwise
+    assert not bench.parse_args([]).after_elementwise

@@ -93,6 +93,10 @@ def parse_args(argv=None):
     ap.add_argument("--cold-weights", action="store_true",
                     help="every timed path cycles through copies of W spanning twice the L2 (each "
                          "call reads W from HBM, as in a model: graph_timing.weight_copies)")
+    ap.add_argument("--after-elementwise", action="store_true",
+                    help="precede every timed call (each baseline's, torch.mm's, ours) by an "
+                         "in-place elementwise kernel writing x (x *= 1), as a norm precedes a "
+                         "projection in a model: no call then directly follows a GEMM")
     ap.add_argument("--no-ours-gemm", action="store_true",
                     help="do not time our GEMM alone (mode none) for the time breakdown")
     ap.add_argument("--sm-margin", type=int, default=0)
@@ -166,6 +170,7 @@ class Bench:
         self.rank, self.tp, self.N = dist.get_rank(), dist.get_world_size(), args.n
         self.max_M = max(args.ms)
         self.link: dict = {}  # the peer-bandwidth probe's result (measure_link)
+        self.prelude_x = None  # the x that --after-elementwise rewrites before each timed call
 
     def say(self, text: str) -> None:
         if self.rank == 0:
@@ -196,7 +201,18 @@ class Bench:
     def timed(self, fn) -> float:
         self.dist.barrier(device_ids=[self.device.index])
         a = self.args
-        return graph_time_us(fn, a.iters, a.replays, a.warmup)
+        return graph_time_us(self.with_prelude(fn), a.iters, a.replays, a.warmup)
+
+    def with_prelude(self, fn):
+        """fn, or with --after-elementwise while a row is measured: x *= 1, then fn()."""
+        x = self.prelude_x
+        if not self.args.after_elementwise or x is None:
+            return fn
+
+        def call():
+            x.mul_(1.0)
+            return fn()
+        return call
 
     def result(self, fn, ref, sync=None):
         """A copy of `fn()`'s result (eager, synced); ValueError if it is off from `ref`."""
@@ -282,6 +298,13 @@ class Bench:
         row = {"tp": self.tp, "mode": self.mode, "K": K, "M": M, "N": self.N,
                "link_gbps": self.link.get("gbps")}
         x = (self.torch.randn((M, K), device=self.device) * 0.1).to(self.torch.bfloat16)
+        self.prelude_x = x
+        try:
+            return self._measure(row, K, M, x, w)
+        finally:
+            self.prelude_x = None
+
+    def _measure(self, row: dict, K: int, M: int, x, w) -> dict:
         mm_out = self.torch.empty(M, self.N, dtype=self.torch.bfloat16, device=self.device)
         t, _ = self.step(lambda: self.timed(lambda: self.torch.mm(x, weight_of(w).t(), out=mm_out)))
         t = self.slowest([INF if t is None else t])[0]
@@ -403,7 +426,8 @@ class Bench:
                 "iters": a.iters, "replays": a.replays,
                 "nccl_nvls_enable": os.environ.get("NCCL_NVLS_ENABLE"),
                 "link": self.link, "link_gbps": self.link.get("gbps"),
-                "ours_gemm": not a.no_ours_gemm, "cold_weights": a.cold_weights}
+                "ours_gemm": not a.no_ours_gemm, "cold_weights": a.cold_weights,
+                "after_elementwise": a.after_elementwise}
         if a.json:
             a.json.parent.mkdir(parents=True, exist_ok=True)
             a.json.write_text(json.dumps({**meta, "rows": rows, "crossovers": cross}, indent=1))
