@@ -13,6 +13,8 @@ HBM, as in a model whose other layers' weights pass through the L2 in between; w
 W of up to ~40 MB stays L2-resident across replays. `--both-regimes` times every path both ways
 (warm first: a row's `us` / `torch_mm_us`; cold: `us_cold` / `torch_mm_cold_us`) and the best
 candidate, the one a table takes, is the one whose worse ratio to torch.mm of the two is highest.
+Every candidate's result is checked against torch.mm's first: one off by more than
+baselines.MAX_RELERR is recorded as wrong (its `error`) and never picked.
 
     PYTHONPATH=. python3 tools/bench_decode.py --json out/decode_none.json
 """
@@ -31,7 +33,8 @@ from codegen.contract import ARCH_OF_CAPABILITY  # noqa: E402
 from codegen.runtime import CacheMissError, DriverError, GemmRsAr  # noqa: E402
 from codegen.runtime.tuning import candidates as sweep_candidates  # noqa: E402
 from codegen.runtime.tuning import table_path, write_table  # noqa: E402
-from graph_timing import graph_time_us, rotating, weight_copies, weight_of  # noqa: E402  (tools/ is the script's directory)
+from baselines import MAX_RELERR, relerr  # noqa: E402  (tools/ is the script's directory)
+from graph_timing import graph_time_us, rotating, weight_copies, weight_of  # noqa: E402
 
 
 def _ints(text: str) -> list[int]:
@@ -42,6 +45,30 @@ def candidates(M: int, N: int) -> list[tuple[str, int | None, int | None]]:
     """(schedule, bn, cta_group) to time at M: every candidate of the tuning sweep (the tile
     schedule at each width that divides N and each CTA group, the swapab token tiles)."""
     return list(sweep_candidates(M, N, mode="none"))
+
+
+def time_regimes(fn, regimes, w_calls: dict, iters: int, replays: int, prelude=None) -> dict:
+    """fn(weight source) timed by graph replay in each regime, {regime: us}; `w_calls[regime]`
+    is the weight source (graph_timing.weight_of), `prelude` (or None) runs before every call
+    (--after-elementwise: x *= 1)."""
+    def call(reg):
+        if prelude is not None:
+            prelude()
+        fn(w_calls[reg])
+    return {reg: graph_time_us(lambda: call(reg), iters, replays) for reg in regimes}
+
+
+def pick_best(fused: dict, t_mm: float, t_mm_cold: float | None) -> tuple[str | None, dict]:
+    """The best candidate of a row (`fused`: label -> {us[, us_cold]} or {error}; 'dispatch'
+    is not a candidate): the highest ratio to torch.mm, with t_mm_cold (both regimes) the
+    highest of its worse ratio warm/cold. Returns (label or None, {label: that ratio})."""
+    ratios = {}
+    for label, v in fused.items():
+        if label == "dispatch" or "us" not in v:
+            continue
+        r = t_mm / v["us"]
+        ratios[label] = min(r, t_mm_cold / v["us_cold"]) if t_mm_cold is not None else r
+    return (max(ratios, key=ratios.get) if ratios else None), ratios
 
 
 def write_tables(args, rows) -> None:
@@ -102,19 +129,15 @@ def main(argv=None) -> int:
         w_calls = {"warm": w, "cold": rotating(copies)}
 
         def timed_both(fn) -> dict:
-            """fn(weight source) timed in each regime: {regime: us} (with --after-elementwise,
-            each call after its x *= 1)."""
-            def call(reg):
-                if args.after_elementwise:
-                    x.mul_(1.0)
-                fn(w_calls[reg])
-            return {reg: graph_time_us(lambda: call(reg), args.iters, args.replays)
-                    for reg in regimes}
+            """fn(weight source) timed in each regime: {regime: us}."""
+            return time_regimes(fn, regimes, w_calls, args.iters, args.replays,
+                                (lambda: x.mul_(1.0)) if args.after_elementwise else None)
 
         for M in args.ms:
             x = torch.randn(M, K, device="cuda").to(torch.bfloat16)
             ref_out = torch.empty(M, args.n, device="cuda", dtype=torch.bfloat16)
             mm = timed_both(lambda src: torch.mm(x, weight_of(src).t(), out=ref_out))
+            torch.mm(x, w.t(), out=ref_out)     # the reference of every candidate's check
             t_mm = mm[regimes[0]]
             row = {"K": K, "M": M, "N": args.n, "torch_mm_us": t_mm, "weight_copies": len(copies),
                    "after_elementwise": args.after_elementwise, "pdl": env.load().pdl,
@@ -133,6 +156,10 @@ def main(argv=None) -> int:
                     op(0, x, w, out=out)
                     torch.cuda.synchronize()
                     err = float((out.float() - x.float() @ w.float().t()).abs().max())
+                    rel = relerr(out, ref_out)
+                    if rel > MAX_RELERR:   # wrong, not fast: never a table's pick
+                        raise ValueError(f"wrong result: relerr {rel:.2e} against torch.mm "
+                                         f"(max abs error {err:.3g})")
                     t = timed_both(lambda src: op(0, x, weight_of(src), out=out))
                     row["fused"][label] = {"us": t[regimes[0]], "max_abs_err": err,
                                            "variant": op.variant(M).name,
@@ -146,13 +173,7 @@ def main(argv=None) -> int:
                     print(f"  K={K} M={M} {label}: {type(exc).__name__}: {str(exc)[:200]}",
                           file=sys.stderr)
             timed = {k: v["us"] for k, v in row["fused"].items() if "us" in v and k != "dispatch"}
-
-            def worse_ratio(v: dict) -> float:
-                """The candidate's speed against torch.mm, the worse of the regimes timed."""
-                r = t_mm / v["us"]
-                return min(r, mm["cold"] / v["us_cold"]) if args.both_regimes else r
-            ratios = {k: worse_ratio(row["fused"][k]) for k in timed}
-            best = max(ratios, key=ratios.get) if ratios else None
+            best, ratios = pick_best(row["fused"], t_mm, mm["cold"] if args.both_regimes else None)
             row["best"] = best
             row["best_vs_torch"] = t_mm / timed[best] if best else None
             disp = row["fused"]["dispatch"].get("us")
