@@ -55,7 +55,8 @@ SWITCHES: dict[str, tuple[str, str]] = {
         "runtime: launch kernels with programmatic dependent launch (each sets up while the "
         "previous kernel on its stream drains, then waits for it); one H200, mode none, M 16..512: "
         "5% faster (median) when calls follow each other back to back, 1.5% slower after a plain "
-        "kernel such as a norm, so off by default; any value but 0/false/no/off/empty turns it on",
+        "kernel such as a norm, so off by default; read when a process first loads a kernel; any "
+        "value but 0/false/no/off/empty turns it on",
     ),
     "CODEGEN_NO_COMPILE": (
         "0",
