@@ -197,15 +197,16 @@ def compile_source(variant: Variant, source: str, workdir: Path) -> Artifacts:
     ptx = _artifact_bytes(compiled.artifacts.PTX, "PTX", dump)
     cubin = _artifact_bytes(compiled.artifacts.CUBIN, "cubin", dump)
 
-    symbol, abi = abi_from_ptx(ptx.decode(), list(contract.kernel_params(variant.arch, variant.mode, variant.schedule)))
+    ptx_text = ptx.decode()
+    symbol, abi = abi_from_ptx(ptx_text, list(contract.kernel_params(variant.arch, variant.mode, variant.schedule)))
     if symbol not in compiled.kernel_info:
         raise CompileError(f"PTX entry {symbol} is not the DSL's kernel {list(compiled.kernel_info)}")
     if symbol != contract.kernel_symbol(variant.name):
         raise CompileError(f"PTX entry {symbol[:80]} is not {contract.kernel_symbol(variant.name)}: the "
                            "template must name its kernel (see codegen.contract.SYMBOL_SUFFIX)")
     check_dynamic_smem(str(compiled.ir_module), int(launch["dynamic_smem"]))
-    check_pdl_prologue(ptx.decode(), launch)
-    reqntid = _reqntid(ptx.decode())
+    check_pdl_prologue(ptx_text, launch)
+    reqntid = _reqntid(ptx_text)
     if reqntid and reqntid[0] != launch["block"][0]:
         raise CompileError(f".reqntid {reqntid} differs from the launch block {launch['block']}")
     try:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -20,9 +21,9 @@ def test_time_regimes_runs_each_regime_with_its_weight_and_the_prelude(monkeypat
             fn()
         return {"warm": 1.0, "cold": 2.0}[calls[-1][1]]
     monkeypatch.setattr(bench_decode, "graph_time_us", fake_graph_time)
-    prelude = lambda: calls.append(("prelude", None))  # noqa: E731
+    x = SimpleNamespace(mul_=lambda v: calls.append(("prelude", None)))   # stands for x
     t = bench_decode.time_regimes(lambda src: calls.append(("call", src)), ["warm", "cold"],
-                                  {"warm": "warm", "cold": "cold"}, 3, 5, prelude)
+                                  {"warm": "warm", "cold": "cold"}, 3, 5, x)
     assert t == {"warm": 1.0, "cold": 2.0}
     assert calls == [("prelude", None), ("call", "warm")] * 3 + [("prelude", None), ("call", "cold")] * 3
     calls.clear()

@@ -34,7 +34,7 @@ from codegen.runtime import CacheMissError, DriverError, GemmRsAr  # noqa: E402
 from codegen.runtime.tuning import candidates as sweep_candidates  # noqa: E402
 from codegen.runtime.tuning import table_path, write_table  # noqa: E402
 from baselines import MAX_RELERR, relerr  # noqa: E402  (tools/ is the script's directory)
-from graph_timing import graph_time_us, rotating, weight_copies, weight_of  # noqa: E402
+from graph_timing import after_elementwise, graph_time_us, rotating, weight_copies, weight_of  # noqa: E402
 
 
 def _ints(text: str) -> list[int]:
@@ -47,15 +47,14 @@ def candidates(M: int, N: int) -> list[tuple[str, int | None, int | None]]:
     return list(sweep_candidates(M, N, mode="none"))
 
 
-def time_regimes(fn, regimes, w_calls: dict, iters: int, replays: int, prelude=None) -> dict:
+def time_regimes(fn, regimes, w_calls: dict, iters: int, replays: int, x=None) -> dict:
     """fn(weight source) timed by graph replay in each regime, {regime: us}; `w_calls[regime]`
-    is the weight source (graph_timing.weight_of), `prelude` (or None) runs before every call
-    (--after-elementwise: x *= 1)."""
-    def call(reg):
-        if prelude is not None:
-            prelude()
-        fn(w_calls[reg])
-    return {reg: graph_time_us(lambda: call(reg), iters, replays) for reg in regimes}
+    is the weight source (graph_timing.weight_of); with `x` (--after-elementwise) every call
+    follows an elementwise kernel writing x (graph_timing.after_elementwise)."""
+    def timed(reg):
+        call = lambda: fn(w_calls[reg])  # noqa: E731
+        return graph_time_us(call if x is None else after_elementwise(call, x), iters, replays)
+    return {reg: timed(reg) for reg in regimes}
 
 
 def pick_best(fused: dict, t_mm: float, t_mm_cold: float | None) -> tuple[str | None, dict]:
@@ -131,7 +130,7 @@ def main(argv=None) -> int:
         def timed_both(fn) -> dict:
             """fn(weight source) timed in each regime: {regime: us}."""
             return time_regimes(fn, regimes, w_calls, args.iters, args.replays,
-                                (lambda: x.mul_(1.0)) if args.after_elementwise else None)
+                                x if args.after_elementwise else None)
 
         for M in args.ms:
             x = torch.randn(M, K, device="cuda").to(torch.bfloat16)

@@ -53,7 +53,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from baselines import BASELINES, MAX_RELERR, Unfused, relerr  # noqa: E402  (tools/ is the script's directory)
 from bench_report import crossovers, markdown_table, plot_png, summarize, text_line, tuning_rows  # noqa: E402
-from graph_timing import graph_time_us, rotating, weight_copies, weight_of  # noqa: E402
+from graph_timing import after_elementwise, graph_time_us, rotating, weight_copies, weight_of  # noqa: E402
 from link_bound import COPIES, PeerCopy, gbps  # noqa: E402
 
 from codegen.runtime.tuning import SCHEDULES, candidates, table_path, write_table  # noqa: E402
@@ -208,11 +208,7 @@ class Bench:
         x = self.prelude_x
         if not self.args.after_elementwise or x is None:
             return fn
-
-        def call():
-            x.mul_(1.0)
-            return fn()
-        return call
+        return after_elementwise(fn, x)
 
     def result(self, fn, ref, sync=None):
         """A copy of `fn()`'s result (eager, synced); ValueError if it is off from `ref`."""

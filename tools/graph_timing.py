@@ -40,6 +40,16 @@ def graph_time_us(fn, iters: int, replays: int, warmup: int = 3) -> float:
     return statistics.median(times)
 
 
+def after_elementwise(fn, x):
+    """fn preceded by an in-place elementwise kernel writing x (x *= 1, exact in bf16): the
+    norm that precedes a projection in a model, so a timed call never directly follows a GEMM
+    (the benchmarks' --after-elementwise)."""
+    def call():
+        x.mul_(1.0)
+        return fn()
+    return call
+
+
 def weight_copies(w, l2_bytes: int, factor: float = 2.0) -> list:
     """`w` and enough copies of it that cycling through them keeps each call's weight out of
     the L2 (the other copies read between two uses of one span `factor` x the L2): the cold

@@ -1,8 +1,9 @@
 """cuLaunchKernelEx called through its driver function pointer with a prebuilt C config.
 
 cuda-python converts its CUlaunchConfig object into the C struct on every call, which costs
-several microseconds per eager launch. Here the C struct (and its cluster attribute) is built
-once per (kernel, grid, stream) in ctypes memory (cluster and programmatic-launch attributes) and the driver entry point is called directly.
+several microseconds per eager launch. Here the C struct (and its cluster and programmatic-
+launch attributes) is built once per (kernel, grid, stream) in ctypes memory and the driver
+entry point is called directly.
 
 The layout is not trusted blindly: each struct is compared, field by field, with the C struct
 cuda-python itself builds for the same launch (`getPtr()` is the address it hands the driver).
