@@ -374,6 +374,33 @@ def out_shape(mode: str, M: int, N: int, tp: int) -> tuple[int, int]:
     return (chunk(M, tp), N) if mode == "rs" else (M, N)
 
 
+# ---- the tile schedule's visiting order (templates/schedule.py.j2) -----------------------------
+# A persistent CTA takes work items w, w + grid, ...; item w -> (row block, column tile) by
+# `grouped` over RASTER_ROW_BLOCKS row blocks at a time. The CTAs running at one time then cover
+# one group's row blocks x a few column tiles, so W comes from DRAM about once per group instead
+# of once per wave (ncu, mode none, M = 2048 / 8192, K = 2304: 135 -> 45 MB, 510 -> 203 MB;
+# BENCHMARKS.md 2026-12-01).
+RASTER_ROW_BLOCKS = 16
+
+
+def grouped(i, rows, cols, group, imin=min, imax=max):
+    """Item i of a rows x cols grid -> (row, col), `group` rows at a time: every column of a
+    group, the rows fastest, then the next group (the last group may be short). A bijection on
+    [0, rows * cols); past it the result is finite and meaningless (no division by zero)."""
+    first = (i // (group * cols)) * group
+    in_group = imax(imin(group, rows - first), 1)
+    r = i - first * cols
+    col = r // in_group
+    return first + (r - col * in_group), col
+
+
+def raster_unit_rows(cta_group, tp):
+    """Row tiles (of BM rows) of one owner per group of the exchange's unit order: a group of
+    RASTER_ROW_BLOCKS visits (row blocks of BM x cta_group rows, owners interleaved by
+    tile_row) holds about this many of each owner's row tiles."""
+    return max(1, RASTER_ROW_BLOCKS * cta_group // tp)
+
+
 # ---- the exchange's work partition (tile schedule, rs/ar) --------------------------------------
 # Pure integer arithmetic with no branch, shared by the kernels (which pass the DSL's min / max:
 # the arguments are then DSL integers) and the tests (Python's). A *unit* of owner o is its rows
@@ -388,11 +415,15 @@ def owner_units(o, m, chunk_rows, n_tiles, imin=min, imax=max):
     return ((hi + BM - 1) // BM - lo // BM) * imin(hi - lo, 1) * n_tiles
 
 
-def unit_piece(o, u, m, chunk_rows, n_tiles, imin=min, imax=max):
-    """Unit u of owner o -> (row tile, column tile, first row, end row)."""
+def unit_piece(o, u, m, chunk_rows, n_tiles, group_rows, imin=min, imax=max):
+    """Unit u of owner o -> (row tile, column tile, first row, end row). The units follow the
+    GEMM's visiting order (templates/schedule.py.j2): the owner's row tiles in groups of
+    `group_rows` (raster_unit_rows), every column tile of a group with the row tiles fastest.
+    Past the owner's units (u >= owner_units) the result is finite and meaningless."""
     lo = o * chunk_rows
-    t = lo // BM + u // n_tiles
-    nt = u - (u // n_tiles) * n_tiles
+    count = (imax(lo, imin(m, lo + chunk_rows)) + BM - 1) // BM - lo // BM
+    lr, nt = grouped(u, count, n_tiles, group_rows, imin, imax)
+    t = lo // BM + lr
     return t, nt, imax(t * BM, lo), imin(t * BM + BM, imin(m, lo + chunk_rows))
 
 

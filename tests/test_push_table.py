@@ -58,8 +58,8 @@ def test_push_geometry_covers_every_chunk_once(tp):
     tiles whose flags a source releases in owner o's area are exactly the tiles of o's units
     (what o's communication warps wait for), so no wait can miss its flag."""
     from codegen.contract import (BM, PUSH_GUARD, chunk, owner_units, push_coordinate,
-                                  push_first_owner, push_last_owner, push_slot_rows, rows_pad,
-                                  unit_piece)
+                                  push_first_owner, push_last_owner, push_slot_rows,
+                                  raster_unit_rows, rows_pad, unit_piece)
 
     Ms = sorted(set(list(range(1, 300)) + [383, 384, 385, 511, 512, 1000, 1025, 2047, 4097, 8205]))
     for M in Ms:
@@ -87,5 +87,7 @@ def test_push_geometry_covers_every_chunk_once(tp):
         for o in range(tp):
             valid = max(0, min(c, M - o * c))
             assert sorted(written[o]) == [(l, o * c + l) for l in range(valid)], (M, o)
-            waited = {unit_piece(o, u, M, c, 1)[0] for u in range(owner_units(o, M, c, 1))}
-            assert flagged[o] == waited, (M, o)
+            for group in {raster_unit_rows(cg, tp) for cg in (1, 2)}:
+                waited = {unit_piece(o, u, M, c, 1, group)[0]
+                          for u in range(owner_units(o, M, c, 1))}
+                assert flagged[o] == waited, (M, o, group)
