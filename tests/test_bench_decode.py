@@ -42,3 +42,12 @@ def test_pick_best_by_the_worse_regime_and_never_a_failed_candidate():
     best, ratios = bench_decode.pick_best(fused, t_mm=10.0, t_mm_cold=None)   # warm only
     assert best == "tile224" and ratios["tile224"] == 1.0
     assert bench_decode.pick_best({"dispatch": {"us": 1.0}, "x": {"error": "e"}}, 1.0, None) == (None, {})
+
+
+def test_dispatch_only_times_the_dispatch_alone_and_refuses_tune_out():
+    full = bench_decode.paths_to_time(64, 7168, False)
+    assert full[0] == (None, None, None) and len(full) > 1
+    assert ("tile", 128, 1) in full and any(p[0] == "swapab" for p in full)
+    assert bench_decode.paths_to_time(64, 7168, True) == [(None, None, None)]
+    with pytest.raises(SystemExit):
+        bench_decode.main(["--dispatch-only", "--tune-out", "/tmp/x"])

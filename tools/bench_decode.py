@@ -47,6 +47,12 @@ def candidates(M: int, N: int) -> list[tuple[str, int | None, int | None]]:
     return list(sweep_candidates(M, N, mode="none"))
 
 
+def paths_to_time(M: int, N: int, dispatch_only: bool) -> list[tuple]:
+    """(schedule, bn, cta_group) of each path timed at M: first the op's own dispatch
+    (None, None, None), then, unless dispatch_only, every candidate of the sweep."""
+    return [(None, None, None)] + ([] if dispatch_only else candidates(M, N))
+
+
 def time_regimes(fn, regimes, w_calls: dict, iters: int, replays: int, x=None) -> dict:
     """fn(weight source) timed by graph replay in each regime, {regime: us}; `w_calls[regime]`
     is the weight source (graph_timing.weight_of); with `x` (--after-elementwise) every call
@@ -114,7 +120,12 @@ def main(argv=None) -> int:
                          "elementwise kernel writing x (x *= 1), standing for the norm that "
                          "precedes a projection: no call then follows another GEMM, so a "
                          "kernel's programmatic launch overlaps only that small kernel")
+    ap.add_argument("--dispatch-only", action="store_true",
+                    help="time only the op's own dispatch (the tables of the cache root) "
+                         "against torch.mm: no candidate sweep, so no --tune-out")
     args = ap.parse_args(argv)
+    if args.dispatch_only and args.tune_out:
+        ap.error("--tune-out needs the candidate sweep: drop --dispatch-only")
     regimes = ["warm", "cold"] if args.both_regimes else ["cold" if args.cold_weights else "warm"]
     l2_bytes = torch.cuda.get_device_properties(torch.cuda.current_device()).L2_cache_size
     rows = []
@@ -143,7 +154,7 @@ def main(argv=None) -> int:
                    "fused": {}}
             if args.both_regimes:
                 row["torch_mm_cold_us"] = mm["cold"]
-            for schedule, bn, cg in [(None, None, None)] + candidates(M, args.n):
+            for schedule, bn, cg in paths_to_time(M, args.n, args.dispatch_only):
                 # first the op's own dispatch (the tuning table in the cache root, if any): the
                 # unbiased number; the candidates' best is what a new table would pick
                 label = "dispatch" if schedule is None else (
