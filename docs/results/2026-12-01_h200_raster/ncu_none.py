@@ -1,4 +1,5 @@
-"""Run the dispatched mode-none op a few times at one (M, K), for ncu (a probe, not a test)."""
+"""Run the dispatched mode-none op a few times at one (M, K), for ncu (a probe, not a test);
+argv: M K [--with-torch]."""
 import sys
 
 import torch
@@ -12,6 +13,10 @@ out = torch.empty(M, N, device="cuda", dtype=torch.bfloat16)
 op = GemmRsAr(M, N, K, "none")
 for _ in range(3):
     op(0, x, w, out=out)
+if len(sys.argv) > 3 and sys.argv[3] == "--with-torch":   # torch.mm (cuBLAS) three times too
+    ref = torch.empty_like(out)
+    for _ in range(3):
+        torch.mm(x, w.t(), out=ref)
 torch.cuda.synchronize()
 print(op.variant(M).name, "relerr", float((out.float() - x.float() @ w.float().t()).norm()
                                           / (x.float() @ w.float().t()).norm()))
