@@ -12,7 +12,9 @@ It checks REV out into a temporary git worktree, runs that revision's own `codeg
 after `--` into --cache-dir, copies this checkout's tuning tables (<repo>/generated/tuning) there
 so the dispatcher picks the same variants on both sides, and removes the worktree. On the GPU
 machine, time both with the same command and `CODEGEN_CACHE_DIR=generated` /
-`CODEGEN_CACHE_DIR=generated/ab_old` (carry `generated`, which holds both roots).
+`CODEGEN_CACHE_DIR=generated/ab_old` in alternation: `tools/ab_time.py --side new=generated
+--side old=generated/ab_old --out DIR -- <command with {json}>` (carry `generated`, which
+holds both roots).
 
 The old kernels run under this checkout's runtime, so REV must share the kernel contract
 (codegen/contract.py's parameter list and buffer layout) with the working tree; the build
