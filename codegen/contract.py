@@ -408,11 +408,18 @@ def raster_unit_rows(cta_group, tp):
 # its own rank's chunk. AR copy item c of a CTA is the piece of unit cta + (c // tp) * ncta of
 # owner (rank + c % tp) % tp (templates/comm_phase.py.j2, docs/KERNEL-CONTRACT.md step 4).
 
-def owner_units(o, m, chunk_rows, n_tiles, imin=min, imax=max):
-    """Units of owner o (0 for an empty chunk)."""
+def _owner_rows(o, m, chunk_rows, imin=min, imax=max):
+    """Owner o's rows [lo, hi) (empty past M) and the row tiles they meet (one, for an empty
+    chunk that starts inside a tile: owner_units zeroes it)."""
     lo = o * chunk_rows
     hi = imax(lo, imin(m, lo + chunk_rows))
-    return ((hi + BM - 1) // BM - lo // BM) * imin(hi - lo, 1) * n_tiles
+    return lo, hi, (hi + BM - 1) // BM - lo // BM
+
+
+def owner_units(o, m, chunk_rows, n_tiles, imin=min, imax=max):
+    """Units of owner o (0 for an empty chunk)."""
+    lo, hi, row_tiles = _owner_rows(o, m, chunk_rows, imin, imax)
+    return row_tiles * imin(hi - lo, 1) * n_tiles
 
 
 def unit_piece(o, u, m, chunk_rows, n_tiles, group_rows, imin=min, imax=max):
@@ -420,9 +427,8 @@ def unit_piece(o, u, m, chunk_rows, n_tiles, group_rows, imin=min, imax=max):
     GEMM's visiting order (templates/schedule.py.j2): the owner's row tiles in groups of
     `group_rows` (raster_unit_rows), every column tile of a group with the row tiles fastest.
     Past the owner's units (u >= owner_units) the result is finite and meaningless."""
-    lo = o * chunk_rows
-    count = (imax(lo, imin(m, lo + chunk_rows)) + BM - 1) // BM - lo // BM
-    lr, nt = grouped(u, count, n_tiles, group_rows, imin, imax)
+    lo, _, row_tiles = _owner_rows(o, m, chunk_rows, imin, imax)
+    lr, nt = grouped(u, row_tiles, n_tiles, group_rows, imin, imax)
     t = lo // BM + lr
     return t, nt, imax(t * BM, lo), imin(t * BM + BM, imin(m, lo + chunk_rows))
 
