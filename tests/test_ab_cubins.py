@@ -44,3 +44,11 @@ def test_builds_a_revision_and_copies_the_tuning_tables(tmp_path):
     worktrees = subprocess.run(["git", "worktree", "list"], cwd=ROOT, capture_output=True,
                                text=True, check=True).stdout
     assert "ab_cubins_" not in worktrees, "the temporary worktree was left behind"
+    # --cubins-only: the runtime still resolves the entry from the cubin and meta.json alone
+    from codegen.runtime.cache_index import find_entry
+    freed = ab_cubins.strip_to_cubins(out)
+    assert freed > 0
+    assert not list((out / "sm_90a").glob("*/*/kernel.ptx"))
+    assert not list((out / "sm_90a").glob("*/*/kernel.py"))
+    entry = find_entry(out, "sm_90a", "gemm_none_sm90a_bn128_cg1_bf16", "codegen build")
+    assert entry.cubin[:4] == b"\x7fELF"

@@ -19,6 +19,11 @@ holds both roots).
 The old kernels run under this checkout's runtime, so REV must share the kernel contract
 (codegen/contract.py's parameter list and buffer layout) with the working tree; the build
 refuses nothing here, the runtime's checks at load time do. Never run on the serving root.
+
+`--cubins-only` then deletes each entry's kernel.ptx and kernel.py: the runtime reads only
+kernel.cubin and meta.json (entry_format.check_entry with hash_all=False), and they are ~75% of
+an entry, so more old roots fit in the device tool's carry (64 MiB with the checkout).
+`codegen cache verify` reports such a root as damaged: it is for timing, never for shipping.
 """
 from __future__ import annotations
 
@@ -71,6 +76,16 @@ def build_revision(rev: str, cache_dir: Path, build_args: list[str],
     return commit
 
 
+def strip_to_cubins(cache_dir: Path) -> int:
+    """Delete kernel.ptx and kernel.py under cache_dir's entries; returns the bytes freed."""
+    freed = 0
+    for name in ("kernel.ptx", "kernel.py"):
+        for f in cache_dir.glob(f"sm_*/*/*/{name}"):
+            freed += f.stat().st_size
+            f.unlink()
+    return freed
+
+
 def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     build_args: list[str] = []
@@ -81,11 +96,15 @@ def main(argv=None) -> int:
     ap.add_argument("rev", help="git revision whose kernels to build (e.g. HEAD~1, a commit)")
     ap.add_argument("--cache-dir", type=Path, required=True,
                     help="cache root of its own for the old kernels (e.g. generated/ab_old)")
+    ap.add_argument("--cubins-only", action="store_true",
+                    help="keep only kernel.cubin and meta.json per entry (timing roots)")
     a = ap.parse_args(argv)
     if not build_args:
         ap.error("give the build options after `--`, e.g. -- --tp 2 --arch sm_90a")
     commit = build_revision(a.rev, a.cache_dir, build_args)
     print(f"built {commit[:12]} into {a.cache_dir}")
+    if a.cubins_only:
+        print(f"kept the cubins only: {strip_to_cubins(a.cache_dir) / 2**20:.1f} MiB freed")
     return 0
 
 
