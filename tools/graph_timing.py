@@ -6,12 +6,9 @@ import math
 import statistics
 
 
-def graph_time_us(fn, iters: int, replays: int, warmup: int = 3) -> float:
-    """Median time of one `fn()` in microseconds, by CUDA-graph replay of `iters` calls.
-
-    Two eager calls first (kernels load, the allocator and NCCL settle), then `iters` calls
-    captured in one graph, `warmup` replays, and the median over `replays` timed replays.
-    """
+def captured_graph(fn, iters: int, warmup: int = 3):
+    """A CUDA graph of `iters` calls of `fn`, replayed `warmup` times: two eager calls first
+    on a side stream (kernels load, the allocator and NCCL settle), then the capture."""
     import torch
 
     side = torch.cuda.Stream()
@@ -28,6 +25,23 @@ def graph_time_us(fn, iters: int, replays: int, warmup: int = 3) -> float:
     for _ in range(warmup):
         graph.replay()
     torch.cuda.synchronize()
+    return graph
+
+
+def graph_time_us(fn, iters: int, replays: int, warmup: int = 3) -> float:
+    """Median time of one `fn()` in microseconds, by CUDA-graph replay of `iters` calls
+    (captured_graph), the median over `replays` timed replays."""
+    graph = captured_graph(fn, iters, warmup)
+    t = replay_time_us(graph, iters, replays)
+    del graph
+    return t
+
+
+def replay_time_us(graph, iters: int, replays: int) -> float:
+    """Median over `replays` CUDA-event-timed replays of `graph` (of `iters` calls) of the time
+    per call, in microseconds."""
+    import torch
+
     start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     times = []
     for _ in range(replays):
@@ -36,7 +50,6 @@ def graph_time_us(fn, iters: int, replays: int, warmup: int = 3) -> float:
         end.record()
         end.synchronize()
         times.append(start.elapsed_time(end) * 1000.0 / iters)
-    del graph
     return statistics.median(times)
 
 

@@ -66,24 +66,17 @@ def split_calls(recs: list[tuple[float, float, str]], per_call: int,
             "samples": len(busy)}
 
 
-def profile_graph(fn, iters: int, replays: int) -> list[tuple[float, float, str]]:
+def profile_graph(fn, iters: int, replays: int) -> tuple[list[tuple[float, float, str]], float]:
+    """Kernel records of `replays` replays of a graph of `iters` calls of fn, and the time per
+    call of the same graph by CUDA events without the profiler (graph_timing.replay_time_us,
+    as the benchmarks time it), taken just before."""
     import torch
     from torch.profiler import ProfilerActivity, profile
 
-    side = torch.cuda.Stream()
-    side.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(side):
-        for _ in range(2):
-            fn()
-    torch.cuda.current_stream().wait_stream(side)
-    torch.cuda.synchronize()
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
-        for _ in range(iters):
-            fn()
-    for _ in range(3):
-        graph.replay()
-    torch.cuda.synchronize()
+    from graph_timing import captured_graph, replay_time_us
+
+    graph = captured_graph(fn, iters)
+    events_us = replay_time_us(graph, iters, replays)
     with profile(activities=[ProfilerActivity.CUDA]) as prof:
         for _ in range(replays):
             graph.replay()
@@ -91,7 +84,7 @@ def profile_graph(fn, iters: int, replays: int) -> list[tuple[float, float, str]
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "trace.json")
         prof.export_chrome_trace(path)
-        return kernel_records(path)
+        return kernel_records(path), events_us
 
 
 def main(argv=None) -> int:
@@ -122,16 +115,17 @@ def main(argv=None) -> int:
             paths = {"torch.mm": lambda: torch.mm(x, weight_of(src).t(), out=out),
                      "ours": lambda: op(0, x, weight_of(src), out=out)}
             for name, fn in paths.items():
-                recs = profile_graph(fn, args.iters, args.replays)
+                recs, events_us = profile_graph(fn, args.iters, args.replays)
                 per_call = len(recs) // (args.iters * args.replays)
                 row = {"K": K, "M": M, "path": name, "cold": args.cold,
                        "kernels": sorted({r[2] for r in recs}),
-                       **split_calls(recs, per_call, args.iters)}
+                       **split_calls(recs, per_call, args.iters), "events_us": events_us}
                 if name == "ours":
                     row["variant"] = op.variant(M).name
                 rows.append(row)
                 print(f"K={K:5d} M={M:5d} {name:9s} kernel {row['kernel_us']:7.2f} us  gap "
-                      f"{row['gap_us']:6.2f} us  per call {row['per_call_us']:7.2f} us  "
+                      f"{row['gap_us']:6.2f} us  per call {row['per_call_us']:7.2f} us "
+                      f"(events {events_us:7.2f} us)  "
                       f"{row.get('variant', row['kernels'][0][:60])}", flush=True)
     if args.json:
         args.json.write_text(json.dumps(rows, indent=1))
