@@ -135,3 +135,65 @@ def test_default_schedule_and_token_tile(mode, M, schedule, bt):
         assert dispatch.swapab_cta_group(fixed=1, M=M, mode=mode) == 1
     assert dispatch.choose_schedule(M, "sm_90a", 64, mode=mode) == ("swapab" if M <= 64 else "tile")
     assert dispatch.swapab_default_token_tile(M, mode, fixed=64) == 64
+
+
+# ---- the wave-fill rule (mode none, M <= 512, sm_90a) -------------------------------------
+
+@pytest.mark.parametrize("N,M,choice", [
+    # the measured best candidate of the 2026-12-01 (fourth session) sweeps, one H200, 132 SMs
+    (2048, 128, ("swapab", 16, 2)), (2048, 256, ("swapab", 32, 2)),
+    (2048, 384, ("swapab", 64, 2)), (2048, 512, ("swapab", 64, 2)),
+    (4096, 128, ("swapab", 32, 2)), (4096, 256, ("swapab", 64, 2)),
+    (4096, 16, ("swapab", 16, 1)), (4096, 64, ("swapab", 64, 1)),
+    (8192, 16, ("swapab", 16, 1)), (8192, 64, ("swapab", 64, 1)),
+    (8192, 384, ("swapab", 192, 2)),
+    # N = 7168: where the rules before it (and most table rows) already chose
+    (7168, 16, ("swapab", 16, 1)), (7168, 64, ("swapab", 64, 1)),
+    (7168, 128, ("swapab", 128, 1)), (7168, 300, ("swapab", 160, 2)),
+    (7168, 384, ("swapab", 192, 2)), (7168, 416, ("swapab", 208, 2)),
+    (7168, 512, ("tile", 224, 2)),
+])
+def test_fill_rule_picks_the_measured_best(N, M, choice):
+    assert dispatch.choose_none_by_fill(M, N, "sm_90a", 132, 512) == choice
+
+
+def test_fill_rule_fills_the_sms_where_the_old_default_left_half_idle():
+    """N = 4096, M = 256: one 64-row W tile per CTA is 64 CTAs (0.68x torch.mm measured); the
+    rule takes 32 W tiles x 4 token tiles = 128 CTAs of the wide kernel (1.04x)."""
+    opt = dispatch.choose_none_by_fill(256, 4096, "sm_90a", 132, 512)
+    assert opt == ("swapab", 64, 2)
+    old = ("swapab", 256, 1)
+    assert dispatch.fill_cost(opt, 256, 4096, 132) < dispatch.fill_cost(old, 256, 4096, 132)
+    assert old in dispatch.fill_options(256, 4096, "sm_90a")
+
+
+def test_fill_rule_applies_only_where_it_can():
+    # no wide decode kernel on sm_100a; M above the decode rows; N not a multiple of 128
+    assert dispatch.choose_none_by_fill(256, 4096, "sm_100a", 148, 512) is None
+    assert dispatch.choose_none_by_fill(513, 4096, "sm_90a", 132, 512) is None
+    assert dispatch.choose_none_by_fill(300, 4096, "sm_90a", 132, 256) is None
+    assert dispatch.choose_none_by_fill(16, 64 * 67, "sm_90a", 132, 512) is None
+
+
+@pytest.mark.parametrize("N", [128, 256, 384, 1024, 2048, 4096, 5120, 7168, 8192, 16384])
+@pytest.mark.parametrize("budget", [1, 7, 64, 132])
+def test_fill_rule_only_returns_built_kernels_that_fit(N, budget):
+    """Every choice is a kernel the build has (a token tile of the arch's list, a tile width
+    dividing N), for every M, and a tie keeps the earlier rules' choice."""
+    bns = set(contract.swapab_bns("sm_90a", "none"))
+    for M in range(1, 513):
+        s, bn, cg = dispatch.choose_none_by_fill(M, N, "sm_90a", budget, 512)
+        if s == "swapab":
+            assert bn in bns and cg in (1, 2) and bn * dispatch.FILL_MAX_TOKEN_TILES >= M
+        else:
+            assert N % bn == 0 and cg == dispatch.choose_cta_group(M)
+
+
+def test_fill_rule_is_constant_between_multiples_of_16():
+    """op.prepare() loads the kernels of M = 1 and every multiple of 16: the rule's choice
+    must not change inside (16k, 16k + 16]."""
+    for N in (2048, 4096, 5120, 7168, 8192):
+        for M in range(1, 513):
+            rep = max(16, -(-M // 16) * 16)
+            assert (dispatch.choose_none_by_fill(M, N, "sm_90a", 132, 512)
+                    == dispatch.choose_none_by_fill(rep, N, "sm_90a", 132, 512)), (N, M)

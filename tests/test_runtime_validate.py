@@ -368,3 +368,24 @@ def test_default_swapab_choice():
     # a fixed cta_group still takes the pair
     assert GemmRsAr(MAX_M, N, 2304, "rs", CpuGroup(), arch="sm_90a", schedule="swapab",
                     cta_group=2).choice(64) == ("swapab", 64, 2)
+
+
+def test_mode_none_without_a_table_dispatches_by_wave_fill(tmp_path):
+    """Mode none at M <= 512 without a tuning table (sm_90a, an SM budget known): the wave-fill
+    rule (dispatch.choose_none_by_fill); a table for the shape still decides, and any fixed
+    schedule / BN / CTA group bypasses the rule."""
+    op = GemmRsAr(1024, 4096, 2048, "none", arch="sm_90a", sm_budget=132, cache_dir=tmp_path)
+    assert op.choice(256) == ("swapab", 64, 2)       # 32 W tiles x 4 token tiles: 128 CTAs
+    assert op.choice(16) == ("swapab", 16, 1)
+    assert op.choice(513)[0] == "tile"               # above the decode rows: the tile rules
+    fixed = GemmRsAr(1024, 4096, 2048, "none", arch="sm_90a", sm_budget=132, cta_group=1,
+                     schedule="swapab", cache_dir=tmp_path)
+    assert fixed.choice(256) == ("swapab", 256, 1)
+    from codegen.runtime.tuning import table_path, write_table
+
+    write_table(table_path(tmp_path, "sm_90a", "none", 1, 4096, 2048), arch="sm_90a",
+                mode="none", tp=1, N=4096, K=2048,
+                rows=[dict(M=512, schedule="tile", bn=128, cta_group=1, fused_us=9.0,
+                           best_unfused_us=9.5, best_unfused="torch.mm")])
+    tabled = GemmRsAr(1024, 4096, 2048, "none", arch="sm_90a", sm_budget=132, cache_dir=tmp_path)
+    assert tabled.choice(256) == ("tile", 128, 1)

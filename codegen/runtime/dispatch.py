@@ -18,14 +18,18 @@
   to M = SWAPAB_DEFAULT_MAX_M_TWO_TILES, two token tiles of 144/160/192/208/224) and cta_group 1
   (mode none with two token tiles: 2, the wide kernel); else 'tile'. A measured tuning table
   (runtime/tuning.py), when one exists for the op's shape, overrides these defaults.
+- mode none at M <= 512 where the arch has the wide decode kernel (sm_90a), nothing fixed and
+  no table: the wave-fill rule (choose_none_by_fill) weighs the decode kernels at each token
+  tile and the tile schedule at each width by waves x rows streamed per k-step, the rules
+  above winning a tie.
 """
 from __future__ import annotations
 
 import math
 
 from codegen.contract import (BM, BNS, MIN_BN, SCHEDULE_ARCHS, SWAPAB_BM, SWAPAB_BNS,
-                              SWAPAB_CTA_GROUPS, SWAPAB_EXTRA_BNS, cdiv, swapab_bns,
-                              swapab_wide)
+                              SWAPAB_CTA_GROUPS, SWAPAB_EXTRA_BNS, SWAPAB_MAX_ROWS, cdiv,
+                              swapab_bns, swapab_wide)
 
 BN_256_MIN_M = 2048
 #: Largest M the default rule sends to the decode schedule (without a tuning table): mode none
@@ -169,6 +173,67 @@ def launch_grid(variant, launch: dict, cluster: int, M: int, N: int, sm_budget: 
         return swapab_grid(N, sm_budget)
     return grid_size(M, N, int(launch.get("bn", variant.bn)), cluster, sm_budget,
                      int(launch.get("min_grid_multiple", 1)))
+
+
+#: The wave-fill rule for mode none at decode sizes (choose_none_by_fill): the most token tiles
+#: a wide decode CTA grid may split M into (as the tuning sweep's candidates,
+#: tuning.MAX_TOKEN_TILES).
+FILL_MAX_TOKEN_TILES = 8
+
+
+def fill_options(M: int, N: int, arch: str) -> list[tuple[str, int, int]]:
+    """Every (schedule, bn, cta_group) the wave-fill rule weighs for a mode-none call with M rows
+    (M <= contract.SWAPAB_MAX_ROWS): the decode kernel with one CTA per 64-row W tile
+    (cta_group 1) at each token tile from the smallest >= M down to M / FILL_MAX_TOKEN_TILES,
+    the wide decode kernel (cta_group 2) at the same token tiles, and the tile schedule at each
+    width dividing N (its cta_group as choose_cta_group). The rules before this one come first
+    (up to M = SWAPAB_DEFAULT_MAX_M_TWO_TILES their decode default, above it the tile schedule,
+    widest first), so a tie keeps what they chose."""
+    bns = swapab_bns(arch, "none")
+    top = swapab_token_tile(M, bns=bns)
+    tts = [bt for bt in bns if bt <= top and bt * FILL_MAX_TOKEN_TILES >= M]
+    first = ("swapab", swapab_default_token_tile(M, "none", arch=arch),
+             swapab_cta_group(None, M, "none", arch))
+    tiles = [("tile", bn, choose_cta_group(M)) for bn in sorted(tile_widths(N), reverse=True)]
+    opts = [first] if M <= SWAPAB_DEFAULT_MAX_M_TWO_TILES else list(tiles)
+    for cg in SWAPAB_CTA_GROUPS.get(arch, ()):
+        opts += [("swapab", bt, cg) for bt in tts if ("swapab", bt, cg) not in opts]
+    return opts + [t for t in tiles if t not in opts]
+
+
+def fill_cost(option: tuple[str, int, int], M: int, N: int, sm_budget: int) -> int:
+    """Relative time of one option under the wave-fill model: waves x rows loaded per k-step of
+    one work unit. Work units: a 64-row W tile for every token tile (decode, cta_group 1: the
+    CTA loops over its token tiles), a (128-row W tile, token tile) pair (the wide decode
+    kernel), a 128-row x BN tile (tile schedule); waves = ceil(units / CTAs that fit). At decode
+    sizes a unit's time follows the rows it streams per k-step (W rows + token rows), and the
+    slowest SM sets the kernel's time. Calibrated on one H200 (BENCHMARKS.md, 2026-12-01 fourth
+    session: N 2048..16384, the measured best candidate at M 16..512 for 5 shapes)."""
+    schedule, bn, cg = option
+    if schedule == "swapab" and cg == 1:
+        units, per_unit = N // SWAPAB_BM, cdiv(M, bn) * (SWAPAB_BM + bn)
+        slots = sm_budget
+    elif schedule == "swapab":
+        units, per_unit = (N // (2 * SWAPAB_BM)) * cdiv(M, bn), 2 * SWAPAB_BM + bn
+        slots = sm_budget
+    else:
+        units, per_unit = gemm_tiles(M, N, bn, cg), BM + bn
+        slots = max(cg, (sm_budget // cg) * cg)
+    return cdiv(max(units, 1), max(slots, 1)) * per_unit
+
+
+def choose_none_by_fill(M: int, N: int, arch: str, sm_budget: int, land_rows: int
+                        ) -> tuple[str, int, int] | None:
+    """(schedule, bn, cta_group) of a mode-none call at M <= SWAPAB_MAX_ROWS without a tuning
+    table, by the wave-fill model (fill_cost), where the arch has the wide decode kernel
+    (sm_90a); None elsewhere (the rules above decide). Before it, the decode default took one
+    64-row W tile per CTA up to M = 256: N / 64 CTAs, which at N <= 5120 leaves half the SMs
+    idle (N = 4096, M = 256: 0.68x torch.mm, the wide kernel with 4 token tiles of 64: 1.04x)."""
+    if (2 not in SWAPAB_CTA_GROUPS.get(arch, ()) or M > min(SWAPAB_MAX_ROWS, land_rows)
+            or N % (2 * SWAPAB_BM)):
+        return None
+    opts = fill_options(M, N, arch)
+    return min(opts, key=lambda o: fill_cost(o, M, N, sm_budget))
 
 
 #: default_should_run's bounds (see there).

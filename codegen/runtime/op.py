@@ -158,6 +158,12 @@ class GemmRsAr:
                                             and self.arch in contract.SCHEDULE_ARCHS[schedule])
             if usable and self.N % (contract.SWAPAB_BM if schedule == "swapab" else bn) == 0:
                 return schedule, bn, cg
+        known = self._sm_budget is not None or self.group is not None or torch.cuda.is_available()
+        if unfixed and self.mode == "none" and known:
+            by_fill = dispatch.choose_none_by_fill(M, self.N, self.arch, self.sm_budget,
+                                                   self.land_rows)
+            if by_fill is not None:
+                return by_fill
         fixed = self.fixed_schedule
         if fixed is None:
             fixed = contract.implied_schedule(self.fixed_bn, self.fixed_cta_group)
@@ -167,7 +173,6 @@ class GemmRsAr:
             return schedule, bt, dispatch.swapab_cta_group(self.fixed_cta_group, M, self.mode,
                                                            self.arch)
         cg = dispatch.choose_cta_group(M, self.fixed_cta_group)
-        known = self._sm_budget is not None or self.group is not None or torch.cuda.is_available()
         ctas = self.sm_budget if self.fixed_bn is None and known else None
         bn = dispatch.choose_bn(M, self.N, self.fixed_bn, ctas=ctas, cluster=cg, mode=self.mode)
         return schedule, bn, cg

@@ -1,0 +1,37 @@
+"""tools/probes/choice_ab.py's argument handling and rule resolution (CPU only)."""
+import argparse
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools" / "probes"))
+import choice_ab  # noqa: E402
+
+
+def test_fixed_choices_and_rules_resolve():
+    assert choice_ab.resolve("swapab64c2", 256, 4096, "sm_90a", 132, 512) == ("swapab", 64, 2)
+    assert choice_ab.resolve("tile224c1", 256, 7168, "sm_90a", 132, 512) == ("tile", 224, 1)
+    # the rules before the wave-fill rule: one 64-row W tile per CTA up to M = 256
+    assert choice_ab.resolve("rules", 256, 4096, "sm_90a", 132, 512) == ("swapab", 256, 1)
+    assert choice_ab.resolve("rules", 300, 7168, "sm_90a", 132, 512) == ("swapab", 160, 2)
+    assert choice_ab.resolve("rules", 1024, 7168, "sm_90a", 132, 512)[0] == "tile"
+    assert choice_ab.resolve("fill", 256, 4096, "sm_90a", 132, 512) == ("swapab", 64, 2)
+    # where the fill rule does not apply the path is the op's own dispatch
+    assert choice_ab.resolve("fill", 1024, 4096, "sm_90a", 132, 512) is None
+    assert choice_ab.label(None) == "dispatch"
+    assert choice_ab.label(("swapab", 64, 2)) == "swapab64c2"
+
+
+def test_bad_rules_and_shapes_are_refused_before_any_gpu_work():
+    with pytest.raises(ValueError, match="unknown rule 'swapab64c3'"):
+        choice_ab.resolve("swapab64c3", 16, 4096, "sm_90a", 132, 512)
+    with pytest.raises(argparse.ArgumentTypeError, match="not N:K"):
+        choice_ab._shapes("4096x2048")
+    assert choice_ab._shapes("4096:2048,8192:1024") == [(4096, 2048), (8192, 1024)]
+    with pytest.raises(ValueError, match="unknown rule"):
+        choice_ab.main(["--shapes", "4096:2048", "--ms", "16", "--rules", "fill,nope"])
+
+
+def test_medians():
+    assert choice_ab.medians({"a": [3.0, 1.0, 2.0], "b": [5.0]}) == {"a": 2.0, "b": 5.0}

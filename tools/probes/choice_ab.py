@@ -1,0 +1,169 @@
+#!/usr/bin/env python3
+"""Mode none at fixed kernel choices against torch.mm, timed in alternation (a probe, not a
+test; needs a GPU).
+
+bench_decode.py times torch.mm first and then each candidate once, in a fixed order; on the
+H200 one kernel read 42.6 and 49.5 us in the same sweep (the clock follows the power of the
+last few milliseconds), so a sequential sweep can rank two close choices by when they ran.
+This probe times every path of a point in `--rounds` rounds, each round in a fresh random
+order, and reports medians: torch.mm and, per rule, the (schedule, bn, cta_group) it picks.
+
+Rules: `dispatch` (the op's own: a tuning table of the cache root if one exists for the
+shape, else its rules), `fill` (dispatch.choose_none_by_fill where it applies), `rules`
+(the rules before it: choose_schedule + token tile + choose_bn), or a fixed choice written
+`swapab64c2`, `tile224c1`. Every path's output is checked against an fp32 reference first
+(output poisoned with NaN; tolerance MAX_RELERR of the op's tests).
+
+    PYTHONPATH=. python3 tools/probes/choice_ab.py --shapes 4096:2048,8192:3584 \\
+        --ms 128,256,384,512 --rules rules,fill --json out.json
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import re
+import statistics
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tools"))
+
+from codegen.runtime import dispatch  # noqa: E402
+
+_FIXED = re.compile(r"^(tile|swapab)(\d+)c([12])$")
+#: Largest relative error (vs fp32 torch) a path may show before it is reported wrong.
+MAX_RELERR = 2e-2
+
+
+def _ints(text: str) -> list[int]:
+    return [int(v) for v in text.split(",") if v]
+
+
+def _shapes(text: str) -> list[tuple[int, int]]:
+    out = []
+    for item in text.split(","):
+        n, sep, k = item.partition(":")
+        if not sep or not n.isdigit() or not k.isdigit():
+            raise argparse.ArgumentTypeError(f"shape '{item}' is not N:K (e.g. 4096:2048)")
+        out.append((int(n), int(k)))
+    return out
+
+
+def rules_choice(M: int, N: int, arch: str, sm_budget: int, land_rows: int):
+    """What op.choice picked for mode none without a table before the wave-fill rule."""
+    schedule = dispatch.choose_schedule(M, arch, land_rows, None, "none")
+    if schedule == "swapab":
+        return (schedule, dispatch.swapab_default_token_tile(M, "none", None, arch),
+                dispatch.swapab_cta_group(None, M, "none", arch))
+    cg = dispatch.choose_cta_group(M)
+    return schedule, dispatch.choose_bn(M, N, None, ctas=sm_budget, cluster=cg, mode="none"), cg
+
+
+def resolve(rule: str, M: int, N: int, arch: str, sm_budget: int, land_rows: int):
+    """(schedule, bn, cta_group) of `rule` at (M, N), or None for `fill` where the op's own
+    dispatch is not the fill rule (then the path is the op's dispatch as is)."""
+    m = _FIXED.match(rule)
+    if m:
+        return m.group(1), int(m.group(2)), int(m.group(3))
+    if rule == "rules":
+        return rules_choice(M, N, arch, sm_budget, land_rows)
+    if rule == "fill":
+        return dispatch.choose_none_by_fill(M, N, arch, sm_budget, land_rows)
+    if rule == "dispatch":
+        return None
+    raise ValueError(f"unknown rule '{rule}': dispatch, fill, rules, or e.g. swapab64c2 / "
+                     "tile224c1")
+
+
+def label(choice) -> str:
+    return "dispatch" if choice is None else f"{choice[0]}{choice[1]}c{choice[2]}"
+
+
+def medians(samples: dict) -> dict:
+    return {k: statistics.median(v) for k, v in samples.items()}
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--shapes", type=_shapes, required=True, help="N:K,N:K,...")
+    ap.add_argument("--ms", type=_ints, required=True)
+    ap.add_argument("--rules", default="rules,fill")
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--iters", type=int, default=20)
+    ap.add_argument("--replays", type=int, default=10)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--json", type=Path, default=None)
+    args = ap.parse_args(argv)
+    rules = [r for r in args.rules.split(",") if r]
+    for r in rules:  # fail on a typo before touching the GPU
+        resolve(r, 16, 4096, "sm_90a", 132, 512)
+
+    import torch
+
+    from codegen.runtime import GemmRsAr
+    from graph_timing import graph_time_us
+
+    rng = random.Random(args.seed)
+    dev = torch.cuda.current_device()
+    sms = torch.cuda.get_device_properties(dev).multi_processor_count
+    rows = []
+    for N, K in args.shapes:
+        w = (torch.randn(N, K, device="cuda") * 0.1).to(torch.bfloat16)
+        ops = {}
+        for M in args.ms:
+            probe = GemmRsAr(max(args.ms), N, K, "none")
+            arch, land = probe.arch, probe.land_rows
+            x = (torch.randn(M, K, device="cuda") * 0.1).to(torch.bfloat16)
+            ref = x.float() @ w.float().t()
+            paths = {"torch.mm": None}
+            chosen = {}
+            for r in rules:
+                c = resolve(r, M, N, arch, sms, land)
+                chosen[r] = label(c)
+                paths.setdefault(label(c), c)
+            calls, errors = {}, {}
+            for name, c in paths.items():
+                out = torch.full((M, N), float("nan"), device="cuda", dtype=torch.bfloat16)
+                if name == "torch.mm":
+                    fn = (lambda o: (lambda: torch.mm(x, w.t(), out=o)))(out)
+                else:
+                    key = name
+                    if key not in ops:
+                        kw = {} if c is None else dict(schedule=c[0], bn=c[1], cta_group=c[2])
+                        ops[key] = GemmRsAr(max(args.ms), N, K, "none", **kw)
+                    op = ops[key]
+                    fn = (lambda o, op=op: (lambda: op(0, x, w, out=o)))(out)
+                fn()
+                torch.cuda.synchronize()
+                rel = float((out.float() - ref).norm() / ref.norm())
+                if not rel <= MAX_RELERR:
+                    errors[name] = rel
+                    continue
+                calls[name] = fn
+            samples = {name: [] for name in calls}
+            for _ in range(args.rounds):
+                order = list(calls)
+                rng.shuffle(order)
+                for name in order:
+                    samples[name].append(graph_time_us(calls[name], args.iters, args.replays))
+            med = medians(samples)
+            t_mm = med["torch.mm"]
+            row = {"N": N, "K": K, "M": M, "rounds": args.rounds, "us": med,
+                   "samples": samples, "rules": chosen, "wrong": errors,
+                   "vs_torch": {n: t_mm / t for n, t in med.items()}}
+            rows.append(row)
+            cells = "  ".join(f"{r}={chosen[r]}:{row['vs_torch'].get(chosen[r], float('nan')):.2f}"
+                              for r in rules)
+            spread = max((max(v) / min(v) - 1) * 100 for v in samples.values())
+            print(f"N={N:5d} K={K:5d} M={M:4d} torch.mm {t_mm:7.1f} us | {cells} | "
+                  f"spread {spread:.0f}%" + (f" | WRONG {errors}" if errors else ""), flush=True)
+    if args.json:
+        args.json.write_text(json.dumps(rows, indent=1))
+    return 1 if any(r["wrong"] for r in rows) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
