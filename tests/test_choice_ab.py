@@ -35,3 +35,13 @@ def test_bad_rules_and_shapes_are_refused_before_any_gpu_work():
 
 def test_medians():
     assert choice_ab.medians({"a": [3.0, 1.0, 2.0], "b": [5.0]}) == {"a": 2.0, "b": 5.0}
+
+
+def test_cands_expands_to_the_tuning_sweep_candidates():
+    from codegen.runtime.tuning import candidates
+
+    got = choice_ab.expand(["fill", "cands"], 384, 7168, "sm_90a", 132, 512)
+    assert got["fill"] == ("swapab", 192, 2)
+    cands = candidates(384, 7168, "sm_90a", "none")
+    assert all(got[choice_ab.label(c)] == c for c in cands)
+    assert len(got) == len(cands) + 1

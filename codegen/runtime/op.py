@@ -15,6 +15,7 @@ from codegen import env as codegen_env
 from codegen.spec import Variant
 
 from . import dispatch
+from . import stream_order
 from .call_plan import CallPlan, current_stream_handle
 from .cache_index import build_command, find_entry
 from .errors import CacheMissError, InputError
@@ -416,6 +417,10 @@ class GemmRsAr:
         dev = self.device
         if s is None:
             handle = current_stream_handle(dev.index)
+            if self.group is not None and self.mode != "none":
+                # the group's buffers are shared by its calls: keep them in order across
+                # the caller's streams (stream_order.py)
+                stream_order.of_group(self.group).before_launch(handle)
         else:
             cur = torch.cuda.current_stream(dev)
             if s != cur:  # inputs (and out's allocation) are ordered on `cur`

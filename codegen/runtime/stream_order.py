@@ -1,0 +1,72 @@
+"""Calls of one group on the caller's stream, kept in order when the caller changes streams.
+
+A group whose ranks launch on the caller's current stream (`Group.stream(rank) is None`: the
+SymmMemGroup, one rank per process) owns one workspace, flag area and landing buffer per rank,
+shared by every op and layer built on it. Two of its calls running at once on one rank would
+race on them (a wrong sum, or a wait that times out). The calls on one stream are ordered by
+the stream; a call on another stream is not. So the group remembers the stream of its last
+call, and a call on a different stream first makes its stream wait for that one (an event
+recorded there now: everything enqueued on it so far, the last call included). A caller that
+stays on one stream pays one integer comparison per call.
+
+Not covered (KERNEL-CONTRACT / README: never run two calls of one group at once):
+- during CUDA-graph capture the wait is skipped (an event from outside the capture cannot be
+  waited on inside it; `torch.cuda.graph` synchronizes the device before capturing), and the
+  capture's stream becomes the last stream;
+- a graph replayed on one stream while the group is called eagerly on another is not seen
+  (replays do not pass through the op).
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+
+class StreamOrder:
+    """The stream of a group's last call, and the wait a call on another stream needs.
+
+    `current()` returns the torch stream object of the current stream (called only when the
+    stream changed), `capturing()` whether the current stream is capturing a CUDA graph; both
+    injectable, so the logic is testable without a GPU."""
+
+    __slots__ = ("handle", "stream", "waits", "_current", "_capturing")
+
+    def __init__(self, current: Callable[[], Any] | None = None,
+                 capturing: Callable[[], bool] | None = None):
+        self.handle: int | None = None
+        self.stream = None
+        self.waits = 0  # cross-stream waits inserted so far (tests and diagnostics)
+        self._current = current
+        self._capturing = capturing
+
+    def before_launch(self, handle: int) -> None:
+        """Order a launch on the stream `handle` (the current stream) after the last call."""
+        if handle == self.handle:
+            return
+        cur = self._current() if self._current is not None else _torch_current()
+        if self.stream is not None:
+            capturing = (self._capturing() if self._capturing is not None
+                         else _torch_capturing())
+            if not capturing:
+                cur.wait_stream(self.stream)
+                self.waits += 1
+        self.handle, self.stream = handle, cur
+
+
+def _torch_current():
+    import torch
+
+    return torch.cuda.current_stream()
+
+
+def _torch_capturing() -> bool:
+    import torch
+
+    return torch.cuda.is_current_stream_capturing()
+
+
+def of_group(group) -> StreamOrder:
+    """The StreamOrder of `group` (created on first use; one per group object)."""
+    order = group.__dict__.get("_stream_order")
+    if order is None:
+        order = group.__dict__["_stream_order"] = StreamOrder()
+    return order
