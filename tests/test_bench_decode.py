@@ -2,6 +2,7 @@
 --after-elementwise prelude) and the choice of the best candidate."""
 from __future__ import annotations
 
+import random
 import sys
 from pathlib import Path
 from types import SimpleNamespace
@@ -11,24 +12,34 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
 
 import bench_decode  # noqa: E402
+import graph_timing  # noqa: E402
 
 
-def test_time_regimes_runs_each_regime_with_its_weight_and_the_prelude(monkeypatch):
+def test_time_paths_runs_each_regime_with_its_weight_and_the_prelude(monkeypatch):
     calls = []
 
     def fake_graph_time(fn, iters, replays):
         for _ in range(iters):
             fn()
-        return {"warm": 1.0, "cold": 2.0}[calls[-1][1]]
-    monkeypatch.setattr(bench_decode, "graph_time_us", fake_graph_time)
+        label, src = calls[-1][1]
+        return {"warm": 1.0, "cold": 2.0}[src] + (10.0 if label == "b" else 0.0)
+    monkeypatch.setattr(bench_decode, "interleaved_medians",
+                        lambda c, i, r, n, rng: graph_timing.interleaved_medians(
+                            c, i, r, n, rng, timer=fake_graph_time))
     x = SimpleNamespace(mul_=lambda v: calls.append(("prelude", None)))   # stands for x
-    t = bench_decode.time_regimes(lambda src: calls.append(("call", src)), ["warm", "cold"],
-                                  {"warm": "warm", "cold": "cold"}, 3, 5, x)
-    assert t == {"warm": 1.0, "cold": 2.0}
-    assert calls == [("prelude", None), ("call", "warm")] * 3 + [("prelude", None), ("call", "cold")] * 3
+    fns = {lab: (lambda lab: (lambda src: calls.append(("call", (lab, src)))))(lab)
+           for lab in ("a", "b")}
+    t = bench_decode.time_paths(fns, ["warm", "cold"], {"warm": "warm", "cold": "cold"}, 3, 5,
+                                2, random.Random(0), x)
+    assert t == {"a": {"warm": 1.0, "cold": 2.0}, "b": {"warm": 11.0, "cold": 12.0}}
+    # every (path, regime) timed once per round, each call after the prelude
+    assert calls.count(("prelude", None)) == 2 * 4 * 3
+    assert sorted(c for c in calls if c[0] == "call") == sorted(
+        [("call", (lab, reg)) for lab in "ab" for reg in ("warm", "cold")] * 6)
     calls.clear()
-    bench_decode.time_regimes(lambda src: calls.append(("call", src)), ["warm"], {"warm": "warm"}, 2, 5)
-    assert calls == [("call", "warm")] * 2                          # no prelude by default
+    bench_decode.time_paths({"a": fns["a"]}, ["warm"], {"warm": "warm"}, 2, 5, 1,
+                            random.Random(0))
+    assert calls == [("call", ("a", "warm"))] * 2                  # no prelude by default
 
 
 def test_pick_best_by_the_worse_regime_and_never_a_failed_candidate():

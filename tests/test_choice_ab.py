@@ -33,10 +33,6 @@ def test_bad_rules_and_shapes_are_refused_before_any_gpu_work():
         choice_ab.main(["--shapes", "4096:2048", "--ms", "16", "--rules", "fill,nope"])
 
 
-def test_medians():
-    assert choice_ab.medians({"a": [3.0, 1.0, 2.0], "b": [5.0]}) == {"a": 2.0, "b": 5.0}
-
-
 def test_cands_expands_to_the_tuning_sweep_candidates():
     from codegen.runtime.tuning import candidates
 

@@ -25,3 +25,20 @@ def test_weight_copies_span_twice_the_l2():
 def test_rotating_cycles_in_order():
     nxt = graph_timing.rotating(["a", "b", "c"])
     assert [nxt() for _ in range(7)] == ["a", "b", "c", "a", "b", "c", "a"]
+
+
+def test_interleaved_medians_shuffles_every_round_and_takes_medians():
+    import random
+
+    order = []
+    fake = {"a": iter([5.0, 1.0, 3.0]), "b": iter([2.0, 2.0, 9.0])}
+
+    def timer(fn, iters, replays):
+        order.append(fn())
+        return next(fake[order[-1]])
+    got = graph_timing.interleaved_medians({"a": lambda: "a", "b": lambda: "b"}, 20, 10, 3,
+                                           random.Random(1), timer=timer)
+    assert got == {"a": 3.0, "b": 2.0}
+    assert sorted(order) == ["a"] * 3 + ["b"] * 3
+    rounds = [order[i:i + 2] for i in range(0, 6, 2)]
+    assert all(sorted(r) == ["a", "b"] for r in rounds)

@@ -13,6 +13,8 @@ HBM, as in a model whose other layers' weights pass through the L2 in between; w
 W of up to ~40 MB stays L2-resident across replays. `--both-regimes` times every path both ways
 (warm first: a row's `us` / `torch_mm_us`; cold: `us_cold` / `torch_mm_cold_us`) and the best
 candidate, the one a table takes, is the one whose worse ratio to torch.mm of the two is highest.
+torch.mm and every path of a row are timed in `--rounds` rounds, each in a fresh random order,
+and the medians kept (a fixed order let the GPU's clock rank close paths by when they ran).
 Every candidate's result is checked against torch.mm's first: one off by more than
 baselines.MAX_RELERR is recorded as wrong (its `error`) and never picked.
 
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import random
 import sys
 from pathlib import Path
 
@@ -34,7 +37,7 @@ from codegen.runtime import CacheMissError, DriverError, GemmRsAr  # noqa: E402
 from codegen.runtime.tuning import candidates as sweep_candidates  # noqa: E402
 from codegen.runtime.tuning import table_path, write_table  # noqa: E402
 from baselines import MAX_RELERR, relerr  # noqa: E402  (tools/ is the script's directory)
-from graph_timing import after_elementwise, graph_time_us, rotating, weight_copies, weight_of  # noqa: E402
+from graph_timing import after_elementwise, interleaved_medians, rotating, weight_copies, weight_of  # noqa: E402
 
 
 def _ints(text: str) -> list[int]:
@@ -53,14 +56,19 @@ def paths_to_time(M: int, N: int, dispatch_only: bool) -> list[tuple]:
     return [(None, None, None)] + ([] if dispatch_only else candidates(M, N))
 
 
-def time_regimes(fn, regimes, w_calls: dict, iters: int, replays: int, x=None) -> dict:
-    """fn(weight source) timed by graph replay in each regime, {regime: us}; `w_calls[regime]`
-    is the weight source (graph_timing.weight_of); with `x` (--after-elementwise) every call
-    follows an elementwise kernel writing x (graph_timing.after_elementwise)."""
-    def timed(reg):
-        call = lambda: fn(w_calls[reg])  # noqa: E731
-        return graph_time_us(call if x is None else after_elementwise(call, x), iters, replays)
-    return {reg: timed(reg) for reg in regimes}
+def time_paths(fns: dict, regimes, w_calls: dict, iters: int, replays: int, rounds: int, rng,
+               x=None) -> dict:
+    """{label: {regime: us}}: every `fns[label](weight source)` timed by graph replay in each
+    regime, all (path, regime) pairs in `rounds` rounds of random order, medians
+    (graph_timing.interleaved_medians); `w_calls[regime]` is the weight source
+    (graph_timing.weight_of); with `x` (--after-elementwise) every call follows an elementwise
+    kernel writing x (graph_timing.after_elementwise)."""
+    def call(fn, reg):
+        c = lambda: fn(w_calls[reg])  # noqa: E731
+        return c if x is None else after_elementwise(c, x)
+    med = interleaved_medians({(label, reg): call(fn, reg) for label, fn in fns.items()
+                               for reg in regimes}, iters, replays, rounds, rng)
+    return {label: {reg: med[(label, reg)] for reg in regimes} for label in fns}
 
 
 def pick_best(fused: dict, t_mm: float, t_mm_cold: float | None) -> tuple[str | None, dict]:
@@ -106,7 +114,11 @@ def main(argv=None) -> int:
     ap.add_argument("--ks", type=_ints, default=[768, 1536, 2304])
     ap.add_argument("--n", type=int, default=7168)
     ap.add_argument("--iters", type=int, default=20)
-    ap.add_argument("--replays", type=int, default=30)
+    ap.add_argument("--replays", type=int, default=10)
+    ap.add_argument("--rounds", type=int, default=3,
+                    help="time torch.mm and every path this many times, each round in a fresh "
+                         "random order, and take medians (graph_timing.interleaved_medians)")
+    ap.add_argument("--seed", type=int, default=0, help="seed of the rounds' orders")
     ap.add_argument("--json", type=Path, default=None)
     ap.add_argument("--tune-out", type=Path, default=None, metavar="ROOT",
                     help="write mode none's tuning tables under ROOT/tuning/")
@@ -127,6 +139,7 @@ def main(argv=None) -> int:
     if args.dispatch_only and args.tune_out:
         ap.error("--tune-out needs the candidate sweep: drop --dispatch-only")
     regimes = ["warm", "cold"] if args.both_regimes else ["cold" if args.cold_weights else "warm"]
+    rng = random.Random(args.seed)
     l2_bytes = torch.cuda.get_device_properties(torch.cuda.current_device()).L2_cache_size
     rows = []
     print(f"{'K':>5} {'M':>5} {'torch.mm':>9} | dispatch (us, vs torch.mm) | candidates | best, "
@@ -138,23 +151,16 @@ def main(argv=None) -> int:
         copies = weight_copies(w, l2_bytes) if "cold" in regimes else [w]
         w_calls = {"warm": w, "cold": rotating(copies)}
 
-        def timed_both(fn) -> dict:
-            """fn(weight source) timed in each regime: {regime: us}."""
-            return time_regimes(fn, regimes, w_calls, args.iters, args.replays,
-                                x if args.after_elementwise else None)
-
         for M in args.ms:
             x = torch.randn(M, K, device="cuda").to(torch.bfloat16)
             ref_out = torch.empty(M, args.n, device="cuda", dtype=torch.bfloat16)
-            mm = timed_both(lambda src: torch.mm(x, weight_of(src).t(), out=ref_out))
             torch.mm(x, w.t(), out=ref_out)     # the reference of every candidate's check
             ref32 = x.float() @ w.float().t()   # and its fp32 one (max abs error), once per M
-            t_mm = mm[regimes[0]]
-            row = {"K": K, "M": M, "N": args.n, "torch_mm_us": t_mm, "weight_copies": len(copies),
+            mm_out = torch.empty_like(ref_out)
+            fns = {"torch.mm": lambda src: torch.mm(x, weight_of(src).t(), out=mm_out)}
+            row = {"K": K, "M": M, "N": args.n, "weight_copies": len(copies),
                    "after_elementwise": args.after_elementwise, "pdl": env.load().pdl,
-                   "fused": {}}
-            if args.both_regimes:
-                row["torch_mm_cold_us"] = mm["cold"]
+                   "rounds": args.rounds, "fused": {}}
             for schedule, bn, cg in paths_to_time(M, args.n, args.dispatch_only):
                 # first the op's own dispatch (the tuning table in the cache root, if any): the
                 # unbiased number; the candidates' best is what a new table would pick
@@ -171,18 +177,27 @@ def main(argv=None) -> int:
                     if rel > MAX_RELERR:   # wrong, not fast: never a table's pick
                         raise ValueError(f"wrong result: relerr {rel:.2e} against torch.mm "
                                          f"(max abs error {err:.3g})")
-                    t = timed_both(lambda src: op(0, x, weight_of(src), out=out))
-                    row["fused"][label] = {"us": t[regimes[0]], "max_abs_err": err,
-                                           "variant": op.variant(M).name,
+                    fns[label] = (lambda op, out: (
+                        lambda src: op(0, x, weight_of(src), out=out)))(op, out)
+                    row["fused"][label] = {"max_abs_err": err, "variant": op.variant(M).name,
                                            "choice": list(op.choice(M))}
-                    if args.both_regimes:
-                        row["fused"][label]["us_cold"] = t["cold"]
                 except (CacheMissError, DriverError, ValueError) as exc:
                     # recorded per candidate: one a driver call refuses (e.g. a TMA box the
                     # encoder rejects) must not end the sweep
                     row["fused"][label] = {"error": str(exc)[:200]}
                     print(f"  K={K} M={M} {label}: {type(exc).__name__}: {str(exc)[:200]}",
                           file=sys.stderr)
+            # torch.mm and every path in the same rounds, each in a fresh random order
+            t = time_paths(fns, regimes, w_calls, args.iters, args.replays, args.rounds, rng,
+                           x if args.after_elementwise else None)
+            mm = t.pop("torch.mm")
+            t_mm = row["torch_mm_us"] = mm[regimes[0]]
+            if args.both_regimes:
+                row["torch_mm_cold_us"] = mm["cold"]
+            for label, tl in t.items():
+                row["fused"][label]["us"] = tl[regimes[0]]
+                if args.both_regimes:
+                    row["fused"][label]["us_cold"] = tl["cold"]
             timed = {k: v["us"] for k, v in row["fused"].items() if "us" in v and k != "dispatch"}
             best, ratios = pick_best(row["fused"], t_mm, mm["cold"] if args.both_regimes else None)
             row["best"] = best

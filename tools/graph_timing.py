@@ -53,6 +53,22 @@ def replay_time_us(graph, iters: int, replays: int) -> float:
     return statistics.median(times)
 
 
+def interleaved_medians(calls: dict, iters: int, replays: int, rounds: int, rng,
+                        timer=None) -> dict:
+    """{key: median us} of every `calls[key]()` timed `rounds` times (graph_time_us), each
+    round in a fresh random order (`rng.shuffle`). Timing paths one after another in a fixed
+    order lets the GPU's state (clock and power of the last milliseconds) rank two close paths
+    by when they ran: on one H200 a kernel read 42.6 and 49.5 us in one sequential sweep."""
+    timer = timer or graph_time_us
+    samples = {k: [] for k in calls}
+    keys = list(calls)
+    for _ in range(max(1, rounds)):
+        rng.shuffle(keys)
+        for k in keys:
+            samples[k].append(timer(calls[k], iters, replays))
+    return {k: statistics.median(v) for k, v in samples.items()}
+
+
 def after_elementwise(fn, x):
     """fn preceded by an in-place elementwise kernel writing x (x *= 1, exact in bf16): the
     norm that precedes a projection in a model, so a timed call never directly follows a GEMM

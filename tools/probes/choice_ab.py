@@ -10,9 +10,12 @@ order, and reports medians: torch.mm and, per rule, the (schedule, bn, cta_group
 
 Rules: `dispatch` (the op's own: a tuning table of the cache root if one exists for the
 shape, else its rules), `fill` (dispatch.choose_none_by_fill where it applies), `rules`
-(the rules before it: choose_schedule + token tile + choose_bn), or a fixed choice written
-`swapab64c2`, `tile224c1`. Every path's output is checked against an fp32 reference first
-(output poisoned with NaN; tolerance MAX_RELERR of the op's tests).
+(the rules before it: choose_schedule + token tile + choose_bn), `cands` (every candidate of
+the tuning sweep at M, tuning.candidates), or a fixed choice written `swapab64c2`,
+`tile224c1`. Every path's output is checked against an fp32 reference first (output poisoned
+with NaN; tolerance MAX_RELERR). `--both-regimes` times every path with an L2-resident weight
+(warm) and with the weight cycled through copies that exceed the L2 (cold), in the same
+rounds; a path's score is then the worse of its two ratios to torch.mm, as the tables use.
 
     PYTHONPATH=. python3 tools/probes/choice_ab.py --shapes 4096:2048,8192:3584 \\
         --ms 128,256,384,512 --rules rules,fill --json out.json
@@ -23,7 +26,6 @@ import argparse
 import json
 import random
 import re
-import statistics
 import sys
 from pathlib import Path
 
@@ -78,12 +80,23 @@ def resolve(rule: str, M: int, N: int, arch: str, sm_budget: int, land_rows: int
                      "tile224c1")
 
 
+def expand(rules: list[str], M: int, N: int, arch: str, sm_budget: int, land_rows: int
+           ) -> dict[str, tuple | None]:
+    """{rule name: choice} of the named rules, `cands` expanded into its candidates (each
+    named by its label)."""
+    from codegen.runtime.tuning import candidates
+
+    out = {}
+    for r in rules:
+        if r == "cands":
+            out.update({label(c): c for c in candidates(M, N, arch, "none")})
+        else:
+            out[r] = resolve(r, M, N, arch, sm_budget, land_rows)
+    return out
+
+
 def label(choice) -> str:
     return "dispatch" if choice is None else f"{choice[0]}{choice[1]}c{choice[2]}"
-
-
-def medians(samples: dict) -> dict:
-    return {k: statistics.median(v) for k, v in samples.items()}
 
 
 def main(argv=None) -> int:
@@ -95,23 +108,31 @@ def main(argv=None) -> int:
     ap.add_argument("--iters", type=int, default=20)
     ap.add_argument("--replays", type=int, default=10)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--both-regimes", action="store_true",
+                    help="time each path with a warm and with a cold weight (see above)")
     ap.add_argument("--json", type=Path, default=None)
     args = ap.parse_args(argv)
     rules = [r for r in args.rules.split(",") if r]
     for r in rules:  # fail on a typo before touching the GPU
-        resolve(r, 16, 4096, "sm_90a", 132, 512)
+        if r != "cands":
+            resolve(r, 16, 4096, "sm_90a", 132, 512)
 
     import torch
 
     from codegen.runtime import GemmRsAr
-    from graph_timing import graph_time_us
+    from graph_timing import interleaved_medians, rotating, weight_copies, weight_of
 
     rng = random.Random(args.seed)
     dev = torch.cuda.current_device()
     sms = torch.cuda.get_device_properties(dev).multi_processor_count
+    l2_bytes = torch.cuda.get_device_properties(dev).L2_cache_size
+    regimes = ["warm", "cold"] if args.both_regimes else ["warm"]
     rows = []
     for N, K in args.shapes:
         w = (torch.randn(N, K, device="cuda") * 0.1).to(torch.bfloat16)
+        srcs = {"warm": w}
+        if args.both_regimes:
+            srcs["cold"] = rotating(weight_copies(w, l2_bytes))
         ops = {}
         for M in args.ms:
             probe = GemmRsAr(max(args.ms), N, K, "none")
@@ -120,46 +141,50 @@ def main(argv=None) -> int:
             ref = x.float() @ w.float().t()
             paths = {"torch.mm": None}
             chosen = {}
-            for r in rules:
-                c = resolve(r, M, N, arch, sms, land)
+            for r, c in expand(rules, M, N, arch, sms, land).items():
                 chosen[r] = label(c)
                 paths.setdefault(label(c), c)
             calls, errors = {}, {}
             for name, c in paths.items():
                 out = torch.full((M, N), float("nan"), device="cuda", dtype=torch.bfloat16)
                 if name == "torch.mm":
-                    fn = (lambda o: (lambda: torch.mm(x, w.t(), out=o)))(out)
+                    fn = (lambda o: (lambda src: torch.mm(x, weight_of(src).t(), out=o)))(out)
                 else:
-                    key = name
-                    if key not in ops:
+                    if name not in ops:
                         kw = {} if c is None else dict(schedule=c[0], bn=c[1], cta_group=c[2])
-                        ops[key] = GemmRsAr(max(args.ms), N, K, "none", **kw)
-                    op = ops[key]
-                    fn = (lambda o, op=op: (lambda: op(0, x, w, out=o)))(out)
-                fn()
-                torch.cuda.synchronize()
+                        ops[name] = GemmRsAr(max(args.ms), N, K, "none", **kw)
+                    op = ops[name]
+                    fn = (lambda o, op=op: (lambda src: op(0, x, weight_of(src), out=o)))(out)
+                try:
+                    fn(w)
+                    torch.cuda.synchronize()
+                except Exception as exc:  # a kernel this build lacks: recorded, not fatal
+                    errors[name] = f"{type(exc).__name__}: {str(exc)[:160]}"
+                    continue
                 rel = float((out.float() - ref).norm() / ref.norm())
                 if not rel <= MAX_RELERR:
                     errors[name] = rel
                     continue
                 calls[name] = fn
-            samples = {name: [] for name in calls}
-            for _ in range(args.rounds):
-                order = list(calls)
-                rng.shuffle(order)
-                for name in order:
-                    samples[name].append(graph_time_us(calls[name], args.iters, args.replays))
-            med = medians(samples)
-            t_mm = med["torch.mm"]
-            row = {"N": N, "K": K, "M": M, "rounds": args.rounds, "us": med,
-                   "samples": samples, "rules": chosen, "wrong": errors,
-                   "vs_torch": {n: t_mm / t for n, t in med.items()}}
+            med = interleaved_medians(
+                {f"{n}/{reg}": (lambda f, src: (lambda: f(src)))(calls[n], srcs[reg])
+                 for n in calls for reg in regimes},
+                args.iters, args.replays, args.rounds, rng)
+            ratio = {n: min(med[f"torch.mm/{reg}"] / med[f"{n}/{reg}"] for reg in regimes)
+                     for n in calls}
+            t_mm = med["torch.mm/warm"]
+            row = {"N": N, "K": K, "M": M, "rounds": args.rounds, "regimes": regimes,
+                   "us": med, "rules": chosen, "wrong": errors,
+                   "vs_torch": ratio,
+                   "best": max((n for n in calls if n != "torch.mm"), key=ratio.get, default=None)}
             rows.append(row)
-            cells = "  ".join(f"{r}={chosen[r]}:{row['vs_torch'].get(chosen[r], float('nan')):.2f}"
-                              for r in rules)
-            spread = max((max(v) / min(v) - 1) * 100 for v in samples.values())
-            print(f"N={N:5d} K={K:5d} M={M:4d} torch.mm {t_mm:7.1f} us | {cells} | "
-                  f"spread {spread:.0f}%" + (f" | WRONG {errors}" if errors else ""), flush=True)
+            shown = [r for r in rules if r != "cands"]
+            cells = "  ".join(f"{r}={chosen[r]}:{ratio.get(chosen[r], float('nan')):.2f}"
+                              for r in shown)
+            if row["best"]:
+                cells += f"  best={row['best']}:{ratio[row['best']]:.2f}"
+            print(f"N={N:5d} K={K:5d} M={M:4d} torch.mm {t_mm:7.1f} us | {cells}"
+                  + (f" | WRONG {errors}" if errors else ""), flush=True)
     if args.json:
         args.json.write_text(json.dumps(rows, indent=1))
     return 1 if any(r["wrong"] for r in rows) else 0
