@@ -50,9 +50,12 @@ SWAPAB_BNS = (16, 32, 64, 128, 256)
 #: none, one H200, K 768..2304: 0.73x-0.82x torch.mm at M 129..160 before, ~1.0x with 160. rs/ar
 #: at TP2 on two H200s: token tile 160 is 10-19% (rs) and 1-8% (ar) faster than two of 128 at M
 #: 129..160; 192/224 did not pay for rs/ar (224 was slower for ar), so they are not built
-#: (BENCHMARKS.md, 2026-11-30). None on sm_100a (compile-only here, unmeasured).
+#: (BENCHMARKS.md, 2026-11-30). None on sm_100a (compile-only here, unmeasured). Mode none's
+#: 80/96/112 serve the wide kernel at N <= 5120, M 257..448 (e.g. N 4096, M 320: 32 W tiles x 4
+#: token tiles of 80 = 128 CTAs, where tiles of 128 gave 96 CTAs and 0.73x torch.mm; the
+#: wave-fill rule, dispatch.choose_none_by_fill, picks them; BENCHMARKS.md 2026-12-01 fourth).
 SWAPAB_EXTRA_BNS = {
-    "sm_90a": {"none": (144, 160, 192, 208, 224), "rs": (160,), "ar": (160,)},
+    "sm_90a": {"none": (80, 96, 112, 144, 160, 192, 208, 224), "rs": (160,), "ar": (160,)},
     "sm_100a": {},
 }
 #: Every token tile some decode kernel has.

@@ -41,3 +41,8 @@ def test_cands_expands_to_the_tuning_sweep_candidates():
     cands = candidates(384, 7168, "sm_90a", "none")
     assert all(got[choice_ab.label(c)] == c for c in cands)
     assert len(got) == len(cands) + 1
+
+
+def test_fill_without_some_token_tiles():
+    assert choice_ab.resolve("fill", 320, 4096, "sm_90a", 132, 512) == ("swapab", 80, 2)
+    assert choice_ab.resolve("fill-x80.96.112", 320, 4096, "sm_90a", 132, 512) == ("swapab", 128, 2)

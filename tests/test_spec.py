@@ -11,8 +11,8 @@ def test_name_round_trip_whole_matrix(tp):
     # tile, per arch: 2 modes x 2 transports x 3 bn (128, 224, 256) x 2 cg = 24 collective + 6
     # plain GEMMs; swapab: 2 modes x 2 transports x 5 token tiles x cta groups (sm_90a 2 and 6,
     # sm_100a 1) collective + token tiles x cta groups plain (sm_90a: also 160 for every mode,
-    # 144/192/208/224 for mode none; sm_100a 5)
-    assert len(variants) == 2 * (24 + 6) + (40 + 8 + 20) + (20 + 5)
+    # 80/96/112/144/192/208/224 for mode none; sm_100a 5)
+    assert len(variants) == 2 * (24 + 6) + (40 + 8 + 26) + (20 + 5)
     assert len({v.name for v in variants}) == len(variants)
     for v in variants:
         assert Variant.parse(v.name) == v
@@ -52,7 +52,7 @@ def test_schedule_axis_rejects(kwargs, words):
 
 
 def test_matrix_none_once_and_sorted_stably():
-    for archs, swapab_cgs, token_tiles in ((["sm_90a"], 2, 10), (["sm_100a"], 1, 5)):
+    for archs, swapab_cgs, token_tiles in ((["sm_90a"], 2, 13), (["sm_100a"], 1, 5)):
         m = deployment_matrix([4, 8], archs)
         nones = [v for v in m if v.mode == "none"]
         # once per (schedule, bn, cg), not per tp/transport

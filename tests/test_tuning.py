@@ -113,12 +113,13 @@ def test_swapab_tile_and_candidates():
     assert [c[1:] for c in candidates(128, 7168) if c[0] == "swapab"] == [
         (16, 1), (16, 2), (32, 1), (32, 2), (64, 1), (64, 2), (128, 1), (128, 2)]
     assert all(c[0] == "tile" for c in candidates(2048, 7168))  # past the landing rows
-    # mode none on sm_90a also has the token tiles 144/160/192/208/224, rs/ar 160 (none on sm_100a)
+    # mode none on sm_90a also has the token tiles 80/96/112/144/160/192/208/224, rs/ar 160 (none on
+    # sm_100a)
     assert [swapab_bn(m, "sm_90a", "none") for m in (129, 145, 160, 161, 200, 209, 225, 300)] == [
         144, 160, 160, 192, 208, 224, 256, 256]
     assert [swapab_bn(m, "sm_100a", "none") for m in (129, 200)] == [256, 256]
     assert [c[1] for c in candidates(300, 7168, mode="none") if c[0] == "swapab" and c[2] == 1] == [
-        64, 128, 144, 160, 192, 208, 224, 256]
+        64, 80, 96, 112, 128, 144, 160, 192, 208, 224, 256]
     assert [c[1] for c in candidates(300, 7168, mode="ar") if c[0] == "swapab" and c[2] == 1] == [
         64, 128, 160, 256]
     assert [swapab_bn(m, "sm_90a", "rs") for m in (129, 160, 161)] == [160, 160, 256]

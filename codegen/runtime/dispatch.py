@@ -181,15 +181,17 @@ def launch_grid(variant, launch: dict, cluster: int, M: int, N: int, sm_budget: 
 FILL_MAX_TOKEN_TILES = 8
 
 
-def fill_options(M: int, N: int, arch: str) -> list[tuple[str, int, int]]:
+def fill_options(M: int, N: int, arch: str, bns: tuple[int, ...] | None = None
+                 ) -> list[tuple[str, int, int]]:
     """Every (schedule, bn, cta_group) the wave-fill rule weighs for a mode-none call with M rows
     (M <= contract.SWAPAB_MAX_ROWS): the decode kernel with one CTA per 64-row W tile
     (cta_group 1) at each token tile from the smallest >= M down to M / FILL_MAX_TOKEN_TILES,
     the wide decode kernel (cta_group 2) at the same token tiles, and the tile schedule at each
     width dividing N (its cta_group as choose_cta_group). The rules before this one come first
     (up to M = SWAPAB_DEFAULT_MAX_M_TWO_TILES their decode default, above it the tile schedule,
-    widest first), so a tie keeps what they chose."""
-    bns = swapab_bns(arch, "none")
+    widest first), so a tie keeps what they chose. `bns`: the token tiles to weigh (default:
+    every one the arch's mode-none kernels have)."""
+    bns = swapab_bns(arch, "none") if bns is None else bns
     top = swapab_token_tile(M, bns=bns)
     tts = [bt for bt in bns if bt <= top and bt * FILL_MAX_TOKEN_TILES >= M]
     first = ("swapab", swapab_default_token_tile(M, "none", arch=arch),
@@ -222,8 +224,8 @@ def fill_cost(option: tuple[str, int, int], M: int, N: int, sm_budget: int) -> i
     return cdiv(max(units, 1), max(slots, 1)) * per_unit
 
 
-def choose_none_by_fill(M: int, N: int, arch: str, sm_budget: int, land_rows: int
-                        ) -> tuple[str, int, int] | None:
+def choose_none_by_fill(M: int, N: int, arch: str, sm_budget: int, land_rows: int,
+                        bns: tuple[int, ...] | None = None) -> tuple[str, int, int] | None:
     """(schedule, bn, cta_group) of a mode-none call at M <= SWAPAB_MAX_ROWS without a tuning
     table, by the wave-fill model (fill_cost), where the arch has the wide decode kernel
     (sm_90a); None elsewhere (the rules above decide). Before it, the decode default took one
@@ -232,7 +234,7 @@ def choose_none_by_fill(M: int, N: int, arch: str, sm_budget: int, land_rows: in
     if (2 not in SWAPAB_CTA_GROUPS.get(arch, ()) or M > min(SWAPAB_MAX_ROWS, land_rows)
             or N % (2 * SWAPAB_BM)):
         return None
-    opts = fill_options(M, N, arch)
+    opts = fill_options(M, N, arch, bns)
     return min(opts, key=lambda o: fill_cost(o, M, N, sm_budget))
 
 

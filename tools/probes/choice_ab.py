@@ -10,7 +10,8 @@ order, and reports medians: torch.mm and, per rule, the (schedule, bn, cta_group
 
 Rules: `dispatch` (the op's own: a tuning table of the cache root if one exists for the
 shape, else its rules), `fill` (dispatch.choose_none_by_fill where it applies), `rules`
-(the rules before it: choose_schedule + token tile + choose_bn), `cands` (every candidate of
+(the rules before it: choose_schedule + token tile + choose_bn), `fill-x80.96.112` (the fill
+rule without those token tiles), `cands` (every candidate of
 the tuning sweep at M, tuning.candidates), or a fixed choice written `swapab64c2`,
 `tile224c1`. Every path's output is checked against an fp32 reference first (output poisoned
 with NaN; tolerance MAX_RELERR). `--both-regimes` times every path with an L2-resident weight
@@ -33,6 +34,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tools"))
 
+from codegen import contract  # noqa: E402
 from codegen.runtime import dispatch  # noqa: E402
 
 _FIXED = re.compile(r"^(tile|swapab)(\d+)c([12])$")
@@ -74,10 +76,14 @@ def resolve(rule: str, M: int, N: int, arch: str, sm_budget: int, land_rows: int
         return rules_choice(M, N, arch, sm_budget, land_rows)
     if rule == "fill":
         return dispatch.choose_none_by_fill(M, N, arch, sm_budget, land_rows)
+    if rule.startswith("fill-x"):   # the fill rule without some token tiles: fill-x80.96.112
+        drop = {int(v) for v in rule[len("fill-x"):].split(".") if v.isdigit()}
+        bns = tuple(b for b in contract.swapab_bns(arch, "none") if b not in drop)
+        return dispatch.choose_none_by_fill(M, N, arch, sm_budget, land_rows, bns)
     if rule == "dispatch":
         return None
-    raise ValueError(f"unknown rule '{rule}': dispatch, fill, rules, or e.g. swapab64c2 / "
-                     "tile224c1")
+    raise ValueError(f"unknown rule '{rule}': dispatch, fill, fill-x<tiles>, rules, or e.g. "
+                     "swapab64c2 / tile224c1")
 
 
 def expand(rules: list[str], M: int, N: int, arch: str, sm_budget: int, land_rows: int
