@@ -1,9 +1,9 @@
 #!/bin/bash
 # call 8 (2026-12-01, fourth session, one H200): the committed dispatch (wave-fill rule with the
 # token tiles 80/96/112; the N 7168 tables of the third session) at the shapes of call 1 and N
-# 7168 K 3584 (no table), M 1..2048, against torch.mm: choice_ab.py --rules dispatch, 3
+# 7168 K 3584 (no table), M 1..2048 (mode-none kernels only: cache_none, for the carry limit), against torch.mm: choice_ab.py --rules dispatch, 3
 # interleaved rounds, warm and cold weights (the score is the worse of the two ratios).
-export PYTHONUNBUFFERED=1 CUDA_DEVICE_MAX_CONNECTIONS=32 PYTHONPATH=.
+export PYTHONUNBUFFERED=1 CUDA_DEVICE_MAX_CONNECTIONS=32 PYTHONPATH=. CODEGEN_CACHE_DIR=cache_none
 R=$OUT/r; mkdir -p $R
 T0=$(date +%s)
 MS=1,16,32,64,96,128,160,192,224,256,288,320,352,384,416,448,480,512,1024,2048
