@@ -51,3 +51,45 @@ def test_one_order_per_group_object():
     g1, g2 = G(), G()
     assert stream_order.of_group(g1) is stream_order.of_group(g1)
     assert stream_order.of_group(g1) is not stream_order.of_group(g2)
+
+
+def test_a_group_without_instance_dict_gets_an_order_too():
+    class Slotted:
+        __slots__ = ("tp",)
+    g = Slotted()
+    assert stream_order.of_group(g) is stream_order.of_group(g)
+
+
+def test_the_op_orders_a_caller_stream_groups_launches(monkeypatch):
+    """GemmRsAr._launch_on, for a group that launches on the caller's stream (stream None):
+    a launch on a new stream first waits for the group's last one; mode none never asks."""
+    import torch
+
+    from codegen.runtime import op as op_mod
+    from test_runtime_validate import K, MAX_M, N, CpuGroup
+
+    class CallerStreamGroup(CpuGroup):
+        def stream(self, rank):
+            return None
+
+    streams = {1: FakeStream("s1"), 2: FakeStream("s2")}
+    handle = {"now": 1}
+    monkeypatch.setattr(op_mod, "current_stream_handle", lambda dev: handle["now"])
+    monkeypatch.setattr(stream_order, "_torch_current", lambda: streams[handle["now"]])
+    monkeypatch.setattr(stream_order, "_torch_capturing", lambda: False)
+    launched = []
+
+    class Plan:
+        def launch(self, x, w, out, h):
+            launched.append(h)
+
+    group = CallerStreamGroup()
+    op = op_mod.GemmRsAr(MAX_M, N, K, "rs", group, arch="sm_90a")
+    op.device = torch.device("cpu")
+    t = torch.zeros(1)
+    for h in (1, 1, 2, 2, 1):
+        handle["now"] = h
+        op._launch_on(Plan(), 0, t, t, t, None, None)
+    assert launched == [1, 1, 2, 2, 1]
+    assert streams[2].waited_on == ["s1"] and streams[1].waited_on == ["s2"]
+    assert stream_order.of_group(group).waits == 2

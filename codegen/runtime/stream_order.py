@@ -14,7 +14,9 @@ Not covered (KERNEL-CONTRACT / README: never run two calls of one group at once)
   waited on inside it; `torch.cuda.graph` synchronizes the device before capturing), and the
   capture's stream becomes the last stream;
 - a graph replayed on one stream while the group is called eagerly on another is not seen
-  (replays do not pass through the op).
+  (replays do not pass through the op);
+- the last stream is waited on by its torch object: a caller that destroys that stream (an
+  ExternalStream it owns) before its next call on another stream must synchronize it first.
 """
 from __future__ import annotations
 
@@ -64,9 +66,17 @@ def _torch_capturing() -> bool:
     return torch.cuda.is_current_stream_capturing()
 
 
+#: Orders of groups without an instance __dict__ (a user's Group with __slots__), by id: a
+#: reused id only costs the new group one needless wait.
+_BY_ID: dict[int, StreamOrder] = {}
+
+
 def of_group(group) -> StreamOrder:
     """The StreamOrder of `group` (created on first use; one per group object)."""
-    order = group.__dict__.get("_stream_order")
+    attrs = getattr(group, "__dict__", None)
+    if attrs is None:
+        return _BY_ID.setdefault(id(group), StreamOrder())
+    order = attrs.get("_stream_order")
     if order is None:
-        order = group.__dict__["_stream_order"] = StreamOrder()
+        order = attrs["_stream_order"] = StreamOrder()
     return order
