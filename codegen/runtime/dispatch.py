@@ -194,10 +194,12 @@ def fill_options(M: int, N: int, arch: str, bns: tuple[int, ...] | None = None
     bns = swapab_bns(arch, "none") if bns is None else bns
     top = swapab_token_tile(M, bns=bns)
     tts = [bt for bt in bns if bt <= top and bt * FILL_MAX_TOKEN_TILES >= M]
-    first = ("swapab", swapab_default_token_tile(M, "none", arch=arch),
-             swapab_cta_group(None, M, "none", arch))
     tiles = [("tile", bn, choose_cta_group(M)) for bn in sorted(tile_widths(N), reverse=True)]
-    opts = [first] if M <= SWAPAB_DEFAULT_MAX_M_TWO_TILES else list(tiles)
+    if M <= SWAPAB_DEFAULT_MAX_M_TWO_TILES:   # the rules' decode default first
+        opts = [("swapab", swapab_default_token_tile(M, "none", arch=arch),
+                 swapab_cta_group(None, M, "none", arch))]
+    else:
+        opts = list(tiles)
     for cg in SWAPAB_CTA_GROUPS.get(arch, ()):
         opts += [("swapab", bt, cg) for bt in tts if ("swapab", bt, cg) not in opts]
     return opts + [t for t in tiles if t not in opts]

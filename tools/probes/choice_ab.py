@@ -38,7 +38,8 @@ from codegen import contract  # noqa: E402
 from codegen.runtime import dispatch  # noqa: E402
 
 _FIXED = re.compile(r"^(tile|swapab)(\d+)c([12])$")
-#: Largest relative error (vs fp32 torch) a path may show before it is reported wrong.
+#: Largest relative error (baselines.relerr against fp32) a path may show before it is reported
+#: wrong (stricter than the benchmarks' baselines.MAX_RELERR).
 MAX_RELERR = 2e-2
 
 
@@ -125,8 +126,10 @@ def main(argv=None) -> int:
 
     import torch
 
+    from baselines import relerr
+    from bench_decode import time_paths
     from codegen.runtime import GemmRsAr
-    from graph_timing import interleaved_medians, rotating, weight_copies, weight_of
+    from graph_timing import rotating, weight_copies, weight_of
 
     rng = random.Random(args.seed)
     dev = torch.cuda.current_device()
@@ -140,9 +143,9 @@ def main(argv=None) -> int:
         if args.both_regimes:
             srcs["cold"] = rotating(weight_copies(w, l2_bytes))
         ops = {}
+        probe = GemmRsAr(max(args.ms), N, K, "none")
+        arch, land = probe.arch, probe.land_rows
         for M in args.ms:
-            probe = GemmRsAr(max(args.ms), N, K, "none")
-            arch, land = probe.arch, probe.land_rows
             x = (torch.randn(M, K, device="cuda") * 0.1).to(torch.bfloat16)
             ref = x.float() @ w.float().t()
             paths = {"torch.mm": None}
@@ -167,15 +170,13 @@ def main(argv=None) -> int:
                 except Exception as exc:  # a kernel this build lacks: recorded, not fatal
                     errors[name] = f"{type(exc).__name__}: {str(exc)[:160]}"
                     continue
-                rel = float((out.float() - ref).norm() / ref.norm())
+                rel = relerr(out, ref)
                 if not rel <= MAX_RELERR:
                     errors[name] = rel
                     continue
                 calls[name] = fn
-            med = interleaved_medians(
-                {f"{n}/{reg}": (lambda f, src: (lambda: f(src)))(calls[n], srcs[reg])
-                 for n in calls for reg in regimes},
-                args.iters, args.replays, args.rounds, rng)
+            t = time_paths(calls, regimes, srcs, args.iters, args.replays, args.rounds, rng)
+            med = {f"{n}/{reg}": t[n][reg] for n in calls for reg in regimes}
             ratio = {n: min(med[f"torch.mm/{reg}"] / med[f"{n}/{reg}"] for reg in regimes)
                      for n in calls}
             t_mm = med["torch.mm/warm"]
