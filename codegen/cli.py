@@ -18,8 +18,8 @@ from pathlib import Path
 
 from codegen import env as envmod
 from codegen.entry_format import manifest_paths
-from codegen.contract import SWAPAB_EXTRA_BNS
-from codegen.spec import (ARCHS, BNS, CTA_GROUPS, MODES, SCHEDULES, SWAPAB_ALL_BNS, SWAPAB_BNS, TPS, TRANSPORTS, SpecError,
+from codegen.contract import ALL_CTA_GROUPS, SPLITK_CTA_GROUPS, SWAPAB_EXTRA_BNS
+from codegen.spec import (ARCHS, BNS, MODES, SCHEDULES, SWAPAB_ALL_BNS, SWAPAB_BNS, TPS, TRANSPORTS, SpecError,
                           Variant, deployment_matrix)
 
 PRUNE_HELP = """\
@@ -125,8 +125,11 @@ def _matrix_args(p: argparse.ArgumentParser, tp_required: bool) -> None:
                         f"{','.join(map(str, BNS))} (a width serves only an N it divides); "
                         f"swapab token tiles {','.join(map(str, SWAPAB_BNS))}; {_extra_bns_help()})")
     p.add_argument("--schedule", type=_csv(str, SCHEDULES), default=SCHEDULES,
-                   help="default: tile,swapab (swapab: the decode schedule for M <= 512)")
-    p.add_argument("--cta-group", type=_csv(int, CTA_GROUPS), default=CTA_GROUPS, help="default: 1,2")
+                   help="default: tile,swapab,splitk (swapab: the decode schedule for M <= 512; "
+                        "splitk: the decode schedule with K split over a cluster, sm_90a)")
+    p.add_argument("--cta-group", type=_csv(int, ALL_CTA_GROUPS), default=None,
+                   help="default: every one of each schedule (tile 1,2; swapab 1,2; splitk "
+                        f"{','.join(map(str, SPLITK_CTA_GROUPS))}: the K-split cluster size)")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -290,7 +293,8 @@ def manifest_name(args) -> str:
     parts = ["tp" + "_".join(map(str, sorted(args.tp)))]
     all_bns = tuple(sorted(set(BNS) | set(SWAPAB_ALL_BNS)))
     for values, default in ((args.arch, ARCHS), (args.mode, MODES), (args.transport, TRANSPORTS),
-                            (args.bn or all_bns, all_bns), (args.cta_group, CTA_GROUPS),
+                            (args.bn or all_bns, all_bns),
+                            (args.cta_group or ALL_CTA_GROUPS, ALL_CTA_GROUPS),
                             (args.schedule, SCHEDULES)):
         if set(values) != set(default):
             parts.append("-".join(str(v) for v in default if v in values))  # order-independent

@@ -38,8 +38,13 @@ DTYPES = ("bf16",)
 #: W is the MMA's M operand (SWAPAB_BM rows per CTA) and the tokens its N (`bn` = the token
 #: tile, one of SWAPAB_BNS), each rank pushes its partial tile straight into every reader's
 #: landing buffer (the data is its own flag: Lamport) and the readers sum locally.
-SCHEDULES = ("tile", "swapab")
-SCHEDULE_ARCHS = {"tile": ARCHS, "swapab": ARCHS}
+#: "splitk": the decode schedule with K split over a cluster of `cta_group` CTAs (2 or 4) per
+#: 64-row W tile, their f32 partial tiles summed through distributed shared memory before the
+#: store / push: N / 64 x cta_group CTAs stream the weight where N / 64 alone leaves SMs idle
+#: (N <= 4096). Same parameters, landing buffers and exchange as "swapab" (decode_schedule);
+#: sm_90a only (no sm_100a version: nothing here could run it).
+SCHEDULES = ("tile", "swapab", "splitk")
+SCHEDULE_ARCHS = {"tile": ARCHS, "swapab": ARCHS, "splitk": ("sm_90a",)}
 SWAPAB_BNS = (16, 32, 64, 128, 256)
 #: More token tiles of the decode kernels, per arch and mode: 144/160/192/208/224 tokens (WGMMA
 #: N 72/80/96/104/112 per warpgroup, or the whole tile in the wide kernel) serve M 129..224 with
@@ -68,6 +73,50 @@ SWAPAB_ALL_BNS = tuple(sorted(set(SWAPAB_BNS).union(
 SWAPAB_CTA_GROUPS = {"sm_90a": (1, 2), "sm_100a": (1,)}
 SWAPAB_BM = 64
 SWAPAB_MAX_ROWS = 512
+#: Token tiles and K-split cluster sizes (cta_group) of the splitk kernels (every mode). Token
+#: tiles up to 128: the schedule is for few tokens over a small N (M <= 256 or so); each token
+#: tile's K-split partials meet in f32 through distributed shared memory.
+SPLITK_BNS = (16, 32, 64, 128)
+SPLITK_CTA_GROUPS = (2, 4)
+DECODE_SCHEDULES = ("swapab", "splitk")
+#: Every cta_group value some schedule has (the CLI's --cta-group choices).
+ALL_CTA_GROUPS = tuple(sorted({1, 2, *SPLITK_CTA_GROUPS}))
+
+
+def decode_schedule(schedule: str | None) -> bool:
+    """Whether `schedule` is a decode schedule (W rows as the MMA's M, tokens as its N, the
+    landing-buffer exchange, M <= land_rows): swapab and splitk."""
+    return schedule in DECODE_SCHEDULES
+
+
+def params_schedule(schedule: str) -> str:
+    """The schedule whose parameter list and TMA operands a kernel of `schedule` takes (splitk
+    takes swapab's)."""
+    return "swapab" if schedule == "splitk" else schedule
+
+
+def schedule_bns(arch: str | None, mode: str, schedule: str) -> tuple[int, ...]:
+    """Widths (tile: BN; decode: token tiles) of the (arch, mode, schedule) kernels."""
+    if schedule == "splitk":
+        return SPLITK_BNS
+    if schedule == "swapab":
+        return swapab_bns(arch, mode)
+    return BNS
+
+
+def schedule_cta_groups(arch: str | None, schedule: str) -> tuple[int, ...]:
+    """cta_group values of the (arch, schedule) kernels (arch None: of any arch)."""
+    if schedule == "splitk":
+        return SPLITK_CTA_GROUPS
+    if schedule == "swapab":
+        archs = ARCHS if arch is None else (arch,)
+        return tuple(sorted({cg for a in archs for cg in SWAPAB_CTA_GROUPS.get(a, ())}))
+    return CTA_GROUPS
+
+
+def splitk_min_k(cta_group: int) -> int:
+    """The smallest K a splitk kernel of `cta_group` takes: one k-tile per CTA of its cluster."""
+    return cta_group * BK
 
 ARCH_OF_CAPABILITY = {(9, 0): "sm_90a", (10, 0): "sm_100a"}
 ARCH_NUM = {"sm_90a": 90, "sm_100a": 100}
@@ -120,6 +169,7 @@ class Param:
     fake: int = 0          # value passed when compiling with fake arguments
 
     def taken_by(self, arch: str, mode: str, schedule: str = "tile") -> bool:
+        schedule = params_schedule(schedule)
         return any(a == arch and s == schedule and mode in modes for a, s, modes in self.where)
 
 
@@ -161,11 +211,14 @@ def swapab_wide(cta_group: int) -> bool:
 
 
 def implied_schedule(bn: int | None, cta_group: int | None) -> str | None:
-    """The schedule a fixed BN / CTA group names when no schedule is given: 'swapab' for a width
-    only the decode kernels have (SWAPAB_ALL_BNS, not BNS), 'tile' for any other fixed BN or CTA
-    group, None when neither is fixed (the dispatcher decides)."""
+    """The schedule a fixed BN / CTA group names when no schedule is given: 'splitk' for a
+    cta_group only the splitk kernels have, 'swapab' for a width only the decode kernels have
+    (SWAPAB_ALL_BNS, not BNS), 'tile' for any other fixed BN or CTA group, None when neither is
+    fixed (the dispatcher decides)."""
     if bn is None and cta_group is None:
         return None
+    if cta_group in SPLITK_CTA_GROUPS and cta_group not in CTA_GROUPS:
+        return "splitk"
     return "swapab" if bn in SWAPAB_ALL_BNS and bn not in BNS else "tile"
 
 
@@ -223,6 +276,7 @@ SCALAR_PARAMS = (
 
 def tma_operands(arch: str, schedule: str = "tile") -> tuple[str, ...]:
     """The TMA operands ('a', 'b', 'c', 't') an (arch, schedule) kernel takes, in parameter order."""
+    schedule = params_schedule(schedule)
     return tuple(op for op, (_, kernels) in TMA_OPERANDS.items() if (arch, schedule) in kernels)
 
 
@@ -511,5 +565,6 @@ ERROR_CODES = {
     ERR_TIMEOUT_AR: "timeout on AR flag",
     ERR_TIMEOUT_EPOCH: "timeout on peer epoch",
     ERR_PIPELINE_STALL: "pipeline mbarrier wait past its bound "
-                        "(expected = k-tile, seen = 0 free stage / 1 TMA bytes)",
+                        "(expected = k-tile, seen = 0 free stage / 1 TMA bytes / 2 the splitk "
+                        "cluster's other CTAs)",
 }

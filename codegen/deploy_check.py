@@ -31,7 +31,7 @@ from codegen.entry_format import FormatError, Manifest, load_manifest, manifest_
 from codegen.runtime.cache_index import build_command, find_entry
 from codegen.runtime.errors import CacheMissError
 from codegen.runtime.kernel import LoadedKernel
-from codegen.spec import (ARCHS, CTA_GROUPS, MODES, SCHEDULES, TPS, TRANSPORTS, SpecError, Variant,
+from codegen.spec import (ARCHS, MODES, SCHEDULES, TPS, TRANSPORTS, SpecError, Variant,
                           deployment_matrix)
 
 EXIT_OK, EXIT_PROBLEM, EXIT_NO_GPU = 0, 1, 3
@@ -162,7 +162,7 @@ def rebuild_command(m: Manifest, root: Path, cache_flag: str | None) -> str:
     parts = [prefix, "build", "--tp", ",".join(map(str, args.tp))]
     for flag, values, default in (("--arch", args.arch, ARCHS), ("--mode", args.mode, MODES),
                                   ("--transport", args.transport, TRANSPORTS), ("--bn", args.bn, None),
-                                  ("--cta-group", args.cta_group, CTA_GROUPS),
+                                  ("--cta-group", args.cta_group, None),
                                   ("--schedule", args.schedule, SCHEDULES)):
         if values is not None and tuple(values) != tuple(default or ()):
             parts += [flag, ",".join(map(str, values))]
@@ -192,7 +192,7 @@ def _build_args(variants: set[Variant], stem: str) -> argparse.Namespace | None:
         "schedule": [s for s in SCHEDULES if any(v.schedule == s for v in variants)],
     }
     defaults = {"arch": ARCHS, "mode": MODES, "transport": TRANSPORTS, "bn": None,
-                "cta_group": CTA_GROUPS, "schedule": SCHEDULES}
+                "cta_group": None, "schedule": SCHEDULES}
 
     def matrix(ax) -> set[Variant]:
         return set(deployment_matrix(tps, ax["arch"], ax["mode"], ax["transport"], ax["bn"],

@@ -73,6 +73,8 @@ def template_context(variant: Variant, trace: bool = False) -> dict:
                                          variant.transport),
         # the decode schedule's cta_group 2: one CTA per (128-row W tile, token tile)
         "wide": variant.schedule == "swapab" and contract.swapab_wide(variant.cta_group),
+        # the splitk schedule: CTAs per cluster splitting K over one 64-row W tile (else 1)
+        "ksplit": variant.cta_group if variant.schedule == "splitk" else 1,
         # the kernel's scalar parameters in PTX order (templates/params.j2 renders them)
         "scalar_params": contract.scalar_params(variant.arch, variant.mode, variant.schedule),
         "schedule": variant.schedule,

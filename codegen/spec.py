@@ -7,20 +7,22 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 
 from codegen.contract import (ARCH_NUM, ARCHS, BNS, CTA_GROUPS, DTYPES, MODES, SCHEDULE_ARCHS,
-                              SCHEDULES, SWAPAB_ALL_BNS, SWAPAB_BNS, SWAPAB_CTA_GROUPS, TPS,
-                              TRANSPORTS, swapab_bns)
+                              SCHEDULES, SWAPAB_ALL_BNS, SWAPAB_BNS, TPS, TRANSPORTS,
+                              schedule_bns, schedule_cta_groups)
 
 __all__ = ["ARCHS", "BNS", "CTA_GROUPS", "DTYPES", "MODES", "SCHEDULES", "SWAPAB_ALL_BNS", "SWAPAB_BNS", "TPS",
            "TRANSPORTS", "SpecError", "Variant", "deployment_matrix"]
 
 _TEMPLATES = {("sm_90a", "tile"): "sm90_gemm.py.j2", ("sm_100a", "tile"): "sm100_gemm.py.j2",
-              ("sm_90a", "swapab"): "sm90_swapab.py.j2", ("sm_100a", "swapab"): "sm100_swapab.py.j2"}
+              ("sm_90a", "swapab"): "sm90_swapab.py.j2", ("sm_100a", "swapab"): "sm100_swapab.py.j2",
+              # the K-split decode kernel is the sm_90a decode template with a cluster
+              ("sm_90a", "splitk"): "sm90_swapab.py.j2"}
 
 _NAME_RE = re.compile(
     r"gemm_(?P<mode>[a-z]+)"
     r"(?:_(?P<transport>[a-z]+))?"
     r"_sm(?P<archnum>\d+)a"
-    r"(?:_(?P<schedule>swapab))?"
+    r"(?:_(?P<schedule>swapab|splitk))?"
     r"_bn(?P<bn>\d+)"
     r"_cg(?P<cg>\d+)"
     r"(?:_tp(?P<tp>\d+))?"
@@ -43,7 +45,8 @@ class Variant:
 
     `schedule` 'tile' (BN = W rows per tile) or 'swapab' (the decode schedule: BN = the token
     tile, one of SWAPAB_BNS; cta_group 2 = the wide kernel, one CTA per (128-row W tile, token
-    tile)); see codegen/contract.py.
+    tile)) or 'splitk' (the decode schedule with K split over a cluster of cta_group CTAs per
+    64-row W tile); see codegen/contract.py.
     """
 
     arch: str
@@ -67,12 +70,8 @@ class Variant:
             # bool is an int; a True tp is a bug, not 1.
             if value is not None and (not isinstance(value, int) or isinstance(value, bool)):
                 raise SpecError(f"{field}={value!r} must be an int")
-        if self.schedule == "swapab":
-            _check("bn", self.bn, swapab_bns(self.arch, self.mode))
-            _check("cta_group", self.cta_group, SWAPAB_CTA_GROUPS[self.arch])
-        else:
-            _check("bn", self.bn, BNS)
-            _check("cta_group", self.cta_group, CTA_GROUPS)
+        _check("bn", self.bn, schedule_bns(self.arch, self.mode, self.schedule))
+        _check("cta_group", self.cta_group, schedule_cta_groups(self.arch, self.schedule))
         _check("dtype", self.dtype, DTYPES)
         if self.mode == "none":
             if self.transport is not None or self.tp is not None:
@@ -167,26 +166,27 @@ def deployment_matrix(
     modes: Iterable[str] = MODES,
     transports: Iterable[str] = TRANSPORTS,
     bns: Iterable[int] | None = None,
-    cta_groups: Iterable[int] = CTA_GROUPS,
+    cta_groups: Iterable[int] | None = None,
     dtype: str = "bf16",
     schedules: Iterable[str] = SCHEDULES,
 ) -> list[Variant]:
     """Every variant a deployment at ``tp`` needs; mode none once per (arch, schedule, bn,
-    cta_group). `bns` None: each schedule's own tile widths (BNS / contract.swapab_bns(arch,
+    cta_group). `cta_groups` None: each schedule's own (contract.schedule_cta_groups); given:
+    the ones of them the schedule has. `bns` None: each schedule's own tile widths (BNS / contract.swapab_bns(arch,
     mode)); given: the ones
     of them the schedule allows. A schedule exists only on its archs (SCHEDULE_ARCHS)."""
     tps = (tp,) if isinstance(tp, int) else tuple(tp)
     archs, modes, transports = tuple(archs), tuple(modes), tuple(transports)
-    cta_groups = tuple(cta_groups)
+    wanted_cgs = None if cta_groups is None else set(cta_groups)
     wanted_bns = None if bns is None else set(bns)
     out: set[Variant] = set()
     for schedule in schedules:
         for arch in (a for a in archs if a in SCHEDULE_ARCHS[schedule]):
-            own_cgs = SWAPAB_CTA_GROUPS[arch] if schedule == "swapab" else CTA_GROUPS
+            own_cgs = schedule_cta_groups(arch, schedule)
             for mode in modes:
-                own_bns = swapab_bns(arch, mode) if schedule == "swapab" else BNS
+                own_bns = schedule_bns(arch, mode, schedule)
                 for bn in (b for b in own_bns if wanted_bns is None or b in wanted_bns):
-                    for cg in (c for c in cta_groups if c in own_cgs):
+                    for cg in (c for c in own_cgs if wanted_cgs is None or c in wanted_cgs):
                         if mode == "none":
                             out.add(Variant(arch, "none", None, bn, cg, None, dtype, schedule))
                             continue

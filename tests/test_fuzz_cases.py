@@ -38,10 +38,10 @@ def test_drawn_cases_are_valid_configurations():
         assert case["land_rows"] == contract.land_rows(max_M)
         refused += sum(expect_refused(case, m) for m in case["ms"])
         assert all(not expect_refused(case, m) for m in case["ms"]
-                   if case["schedule"] != "swapab" or m <= case["land_rows"])
+                   if not contract.decode_schedule(case["schedule"]) or m <= case["land_rows"])
         modes.add(mode)
         schedules.add(case["schedule"])
-    assert modes == {"none", "rs", "ar"} and schedules == {None, "tile", "swapab"}
+    assert modes == {"none", "rs", "ar"} and schedules == {None, "tile", "swapab", "splitk"}
     assert refused > 0      # some cases check the refusal past the landing rows
 
 

@@ -26,7 +26,7 @@ def test_context_has_named_variables():
         "bn": 256, "bk": 64, "cta_group": 2, "tp": 4, "dtype": "bf16",
         "variant_name": "gemm_rs_multicast_sm100a_bn256_cg2_tp4_bf16",
         "is_rs": True, "is_ar": False, "is_none": False, "is_multicast": True,
-        "push": False, "wide": False,
+        "push": False, "wide": False, "ksplit": 1,
         "scalar_params": contract.scalar_params("sm_100a", "rs"), "schedule": "tile",
         "trace": False,
     }
@@ -39,6 +39,11 @@ def test_context_has_named_variables():
     assert template_context(dataclasses.replace(none_cg2, cta_group=1))["wide"] is False
     rs_cg2 = Variant("sm_90a", "rs", "unicast", 160, 2, 2, schedule="swapab")
     assert template_context(rs_cg2)["wide"] is True
+    # splitk: the cluster size is the K split; never wide
+    sk = Variant("sm_90a", "ar", "unicast", 64, 4, 2, schedule="splitk")
+    assert (template_context(sk)["ksplit"], template_context(sk)["wide"]) == (4, False)
+    assert template_context(dataclasses.replace(sk, cta_group=2))["ksplit"] == 2
+    assert sk.template_name == "sm90_swapab.py.j2"
 
 
 def test_render_output_and_dependencies(tmpl_dir, pkg_dir):

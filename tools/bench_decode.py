@@ -44,16 +44,17 @@ def _ints(text: str) -> list[int]:
     return [int(v) for v in text.split(",") if v]
 
 
-def candidates(M: int, N: int) -> list[tuple[str, int | None, int | None]]:
+def candidates(M: int, N: int, K: int | None = None) -> list[tuple[str, int | None, int | None]]:
     """(schedule, bn, cta_group) to time at M: every candidate of the tuning sweep (the tile
-    schedule at each width that divides N and each CTA group, the swapab token tiles)."""
-    return list(sweep_candidates(M, N, mode="none"))
+    schedule at each width that divides N and each CTA group, the swapab token tiles; given K,
+    the splitk ones too)."""
+    return list(sweep_candidates(M, N, mode="none", K=K))
 
 
-def paths_to_time(M: int, N: int, dispatch_only: bool) -> list[tuple]:
+def paths_to_time(M: int, N: int, dispatch_only: bool, K: int | None = None) -> list[tuple]:
     """(schedule, bn, cta_group) of each path timed at M: first the op's own dispatch
     (None, None, None), then, unless dispatch_only, every candidate of the sweep."""
-    return [(None, None, None)] + ([] if dispatch_only else candidates(M, N))
+    return [(None, None, None)] + ([] if dispatch_only else candidates(M, N, K))
 
 
 def time_paths(fns: dict, regimes, w_calls: dict, iters: int, replays: int, rounds: int, rng,
@@ -161,11 +162,11 @@ def main(argv=None) -> int:
             row = {"K": K, "M": M, "N": args.n, "weight_copies": len(copies),
                    "after_elementwise": args.after_elementwise, "pdl": env.load().pdl,
                    "rounds": args.rounds, "fused": {}}
-            for schedule, bn, cg in paths_to_time(M, args.n, args.dispatch_only):
+            for schedule, bn, cg in paths_to_time(M, args.n, args.dispatch_only, K):
                 # first the op's own dispatch (the tuning table in the cache root, if any): the
                 # unbiased number; the candidates' best is what a new table would pick
                 label = "dispatch" if schedule is None else (
-                    f"{schedule}{bn}" + ("c2" if cg == 2 else ""))
+                    f"{schedule}{bn}" + ("" if cg in (None, 1) else f"c{cg}"))
                 try:
                     op = GemmRsAr(max(args.ms), args.n, K, "none", schedule=schedule, bn=bn,
                                   cta_group=cg)

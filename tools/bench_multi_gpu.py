@@ -321,10 +321,11 @@ class Bench:
         if a.tune_out is not None:
             row["candidates"] = [{**self.measure_fused(M, x, w, ref, s, bn, cg),
                                   "schedule": s, "bn": bn, "cta_group": cg}
-                                 for s, bn, cg in candidates(M, self.N, mode=self.mode)]
+                                 for s, bn, cg in candidates(M, self.N, mode=self.mode, K=K)]
             for c in row["candidates"]:
-                if c.get("skipped") and c["schedule"] == "swapab":
-                    self.say(f"  M={M}: swapab bn{c['bn']} skipped ({c['skipped'][:200]}); "
+                if c.get("skipped") and c["schedule"] != "tile":
+                    self.say(f"  M={M}: {c['schedule']} bn{c['bn']} c{c['cta_group']} skipped "
+                             f"({c['skipped'][:200]}); "
                              f"the tile schedule stands in")
         return summarize(row)
 

@@ -55,10 +55,16 @@ def draw_case(rng: random.Random, arch: str = "sm_90a") -> dict:
         schedule = "swapab"
         bn = rng.choice(contract.swapab_bns(arch, mode))
         cta_group = rng.choice(contract.SWAPAB_CTA_GROUPS[arch])
+    elif pick < 0.75 and arch in contract.SCHEDULE_ARCHS["splitk"]:
+        # the K split: a cluster size K allows (one k-tile per CTA), else the decode schedule
+        cgs = [c for c in contract.SPLITK_CTA_GROUPS if K >= contract.splitk_min_k(c)]
+        schedule = "splitk" if cgs else "swapab"
+        bn = rng.choice(contract.SPLITK_BNS)
+        cta_group = rng.choice(cgs) if cgs else 1
     budget = rng.choice((None, None, None, 1, 3, 7, 16))
     land = contract.land_rows(max_M)
     pool = [m for m in EDGE_MS if m <= max_M] + [rng.randint(1, max_M) for _ in range(4)]
-    if schedule == "swapab":
+    if contract.decode_schedule(schedule):
         # M past the landing rows must be refused (InputError) before any launch
         pool = [m for m in pool if m <= land] + ([land + 1] if land < max_M else [])
     ms = rng.sample(pool, min(len(pool), 8))
@@ -71,7 +77,7 @@ def draw_case(rng: random.Random, arch: str = "sm_90a") -> dict:
 def expect_refused(case: dict, M: int) -> bool:
     """Whether a call with M rows must raise InputError: a fixed decode schedule past the
     landing rows."""
-    return case["schedule"] == "swapab" and M > case["land_rows"]
+    return contract.decode_schedule(case["schedule"]) and M > case["land_rows"]
 
 
 def bad_inputs(torch, M: int, N: int, K: int, max_M: int, out_rows: int, device) -> dict:
@@ -104,7 +110,7 @@ def run_sequence(case: dict, one_call, call_bad, refused_error) -> None:
             except refused_error:
                 continue
             raise AssertionError(f"M = {M} past the landing rows {case['land_rows']} of a "
-                                 "fixed swapab schedule was not refused")
+                                 f"fixed {case['schedule']} schedule was not refused")
         one_call(M)
         if i == 1:
             for name, call in call_bad(M).items():

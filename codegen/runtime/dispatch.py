@@ -27,9 +27,10 @@ from __future__ import annotations
 
 import math
 
-from codegen.contract import (BM, BNS, MIN_BN, SCHEDULE_ARCHS, SWAPAB_BM, SWAPAB_BNS,
-                              SWAPAB_CTA_GROUPS, SWAPAB_EXTRA_BNS, SWAPAB_MAX_ROWS, cdiv,
-                              swapab_bns, swapab_wide)
+from codegen.contract import (BK, BM, BNS, MIN_BN, SCHEDULE_ARCHS, SPLITK_BNS,
+                              SPLITK_CTA_GROUPS, SWAPAB_BM, SWAPAB_BNS, SWAPAB_CTA_GROUPS,
+                              SWAPAB_EXTRA_BNS, SWAPAB_MAX_ROWS, cdiv, swapab_bns,
+                              swapab_wide)
 
 BN_256_MIN_M = 2048
 #: Largest M the default rule sends to the decode schedule (without a tuning table): mode none
@@ -158,19 +159,52 @@ def swapab_cta_group(fixed: int | None = None, M: int = 0, mode: str = "rs",
     return 2 if two_tiles and 2 in SWAPAB_CTA_GROUPS.get(arch, ()) else 1
 
 
+#: A splitk cluster size is taken (splitk_default, choose_splitk) only where each of its CTAs
+#: gets at least this many k-tiles (fewer, and the handoff costs more than the split saves).
+SPLITK_MIN_K_TILES_PER_CTA = 16
+
+
+def splitk_default(M: int, K: int, fixed_bn: int | None = None,
+                   fixed_cta_group: int | None = None) -> tuple[int, int]:
+    """(token tile, cta_group) of a splitk call with nothing else to go by: the smallest token
+    tile >= M (at most 128: more rows loop over tiles of 128), and the largest cluster whose CTAs
+    each get SPLITK_MIN_K_TILES_PER_CTA k-tiles (else the smallest that fits K)."""
+    bt = swapab_token_tile(M, fixed_bn, SPLITK_BNS)
+    if fixed_cta_group is not None:
+        return bt, fixed_cta_group
+    k_tiles = K // BK
+    roomy = [c for c in SPLITK_CTA_GROUPS if k_tiles >= SPLITK_MIN_K_TILES_PER_CTA * c]
+    return bt, max(roomy) if roomy else min(SPLITK_CTA_GROUPS)
+
+
+def splitk_grid(N: int, sm_budget: int, ksplit: int, max_clusters: int | None = None) -> int:
+    """splitk: a cluster of `ksplit` CTAs per 64-row W tile, at most sm_budget // ksplit clusters
+    and at most the clusters the device holds at once (`max_clusters`: a cluster that has to wait
+    for another to finish doubles the kernel's time); they loop over W tiles beyond it; at least
+    one."""
+    clusters = min(sm_budget // ksplit, N // SWAPAB_BM)
+    if max_clusters is not None:
+        clusters = min(clusters, max_clusters)
+    return ksplit * max(1, clusters)
+
+
 def swapab_grid(N: int, sm_budget: int) -> int:
     """cta_group 1: one CTA per 64-row W tile, at most the SM budget (the CTAs then loop over W
     tiles), at least one."""
     return max(1, min(sm_budget, N // SWAPAB_BM))
 
 
-def launch_grid(variant, launch: dict, cluster: int, M: int, N: int, sm_budget: int) -> int:
-    """The grid of one launch of `variant` (meta.json `launch` of its kernel, its cluster size)."""
+def launch_grid(variant, launch: dict, cluster: int, M: int, N: int, sm_budget: int,
+                max_clusters: int | None = None) -> int:
+    """The grid of one launch of `variant` (meta.json `launch` of its kernel, its cluster size;
+    `max_clusters`: how many of its clusters the device holds at once, if known)."""
     if variant.schedule == "swapab" and swapab_wide(variant.cta_group):
         # one CTA per (128-row W tile, token tile), looping when the budget is smaller
         return max(1, min(sm_budget, (N // (2 * SWAPAB_BM)) * cdiv(M, variant.bn)))
     if variant.schedule == "swapab":
         return swapab_grid(N, sm_budget)
+    if variant.schedule == "splitk":
+        return splitk_grid(N, sm_budget, variant.cta_group, max_clusters)
     return grid_size(M, N, int(launch.get("bn", variant.bn)), cluster, sm_budget,
                      int(launch.get("min_grid_multiple", 1)))
 
@@ -226,16 +260,54 @@ def fill_cost(option: tuple[str, int, int], M: int, N: int, sm_budget: int) -> i
     return cdiv(max(units, 1), max(slots, 1)) * per_unit
 
 
+#: When the wave-fill rule takes the splitk schedule (choose_splitk), fitted on one H200 (mode
+#: none, N 1024..4096, K 1024..14336, M 1..256, the worse of warm and cold weights) and checked
+#: at 8 shapes it was not fitted to (BENCHMARKS.md 2026-12-01 fifth session): splitting K paid
+#: where the decode kernel had few W tiles for the SMs and long ones: clusters of 4 (N <= 1920)
+#: 1.3x-2.7x up to M = 128, clusters of 2 (N 2048..3072) 1.05x-1.5x up to M = 64 (a wash at M
+#: 96..128); nothing or a loss at N >= 3584, at K <= 2048 (the handoff then costs more than the
+#: split saves) and past one token tile (M > 128: a handoff per token tile).
+SPLITK_MAX_W_TILES = 48          # N / 64 at most (N <= 3072)
+SPLITK_MIN_K_TILES = 48          # K / 64 at least (K >= 3072)
+SPLITK_MAX_M = {4: 128, 2: 64}   # per cluster size
+
+
+def choose_splitk(M: int, N: int, K: int, arch: str, sm_budget: int,
+                  cluster_slots: dict[int, int]) -> tuple[str, int, int] | None:
+    """The splitk choice of the wave-fill rule, or None where it does not pay (see above): M's
+    token tile with the largest cluster size the op can load (`cluster_slots`: cluster size ->
+    clusters the device holds at once) whose clusters cover every W tile in one wave and whose
+    CTAs each get SPLITK_MIN_K_TILES_PER_CTA k-tiles, for M up to that size's SPLITK_MAX_M."""
+    tiles, k_tiles = N // SWAPAB_BM, K // BK
+    if (arch not in SCHEDULE_ARCHS.get("splitk", ()) or tiles > SPLITK_MAX_W_TILES
+            or k_tiles < SPLITK_MIN_K_TILES):
+        return None
+    fits = [ks for ks, slots in cluster_slots.items()
+            if ks in SPLITK_CTA_GROUPS and tiles <= min(slots, sm_budget // ks)
+            and k_tiles >= SPLITK_MIN_K_TILES_PER_CTA * ks]
+    if not fits or M > SPLITK_MAX_M.get(max(fits), 0):
+        return None
+    return "splitk", swapab_token_tile(M, None, SPLITK_BNS), max(fits)
+
+
 def choose_none_by_fill(M: int, N: int, arch: str, sm_budget: int, land_rows: int,
-                        bns: tuple[int, ...] | None = None) -> tuple[str, int, int] | None:
+                        bns: tuple[int, ...] | None = None, K: int | None = None,
+                        cluster_slots: dict[int, int] | None = None
+                        ) -> tuple[str, int, int] | None:
     """(schedule, bn, cta_group) of a mode-none call at M <= SWAPAB_MAX_ROWS without a tuning
     table, by the wave-fill model (fill_cost), where the arch has the wide decode kernel
     (sm_90a); None elsewhere (the rules above decide). Before it, the decode default took one
     64-row W tile per CTA up to M = 256: N / 64 CTAs, which at N <= 5120 leaves half the SMs
-    idle (N = 4096, M = 256: 0.68x torch.mm, the wide kernel with 4 token tiles of 64: 1.04x)."""
+    idle (N = 4096, M = 256: 0.68x torch.mm, the wide kernel with 4 token tiles of 64: 1.04x).
+    Given K and the splitk kernels' `cluster_slots` (op.splitk_slots), choose_splitk's choice
+    goes first where it has one."""
     if (2 not in SWAPAB_CTA_GROUPS.get(arch, ()) or M > min(SWAPAB_MAX_ROWS, land_rows)
             or N % (2 * SWAPAB_BM)):
         return None
+    if K is not None and cluster_slots:
+        split = choose_splitk(M, N, K, arch, sm_budget, cluster_slots)
+        if split is not None:
+            return split
     opts = fill_options(M, N, arch, bns)
     return min(opts, key=lambda o: fill_cost(o, M, N, sm_budget))
 

@@ -34,6 +34,7 @@ class LoadedKernel:
         self.param_names = frozenset(s.name for s in self.specs)
         self.variant = _entry_variant(entry)
         self._function = None
+        self._max_clusters = None
 
     @property
     def arch(self) -> str:
@@ -83,6 +84,26 @@ class LoadedKernel:
         if self._function is None:
             self._load()
         return self._function
+
+    @property
+    def cluster_size(self) -> int:
+        return self.cluster[0] * self.cluster[1] * self.cluster[2]
+
+    @property
+    def max_active_clusters(self) -> int | None:
+        """How many clusters of this kernel the device holds at once (the driver's
+        cuOccupancyMaxActiveClusters at its block, shared memory and cluster size), once per
+        kernel; None for a kernel without a cluster. A cluster sits in one GPC, so it can be
+        below SMs / cluster size: one H200 holds 30 clusters of 4 of the splitk kernels (120
+        CTAs), not 33, and a persistent grid of 33 ran its last three after the first ones
+        (twice the time)."""
+        if self.cluster_size <= 1:
+            return None
+        if self._max_clusters is None:
+            cfg = self.launch_config(self.cluster_size, 0)
+            self._max_clusters = max(1, int(call("cuOccupancyMaxActiveClusters", self.function,
+                                                 cfg)))
+        return self._max_clusters
 
     def launch_config(self, grid: int, stream_handle: int):
         """The CUlaunchConfig of a 1-D grid on `stream_handle` (a cudaStream_t as int)."""

@@ -18,7 +18,7 @@ from . import dispatch
 from . import stream_order
 from .call_plan import CallPlan, current_stream_handle
 from .cache_index import build_command, find_entry
-from .errors import CacheMissError, InputError
+from .errors import CacheMissError, DriverError, InputError
 from .group import Group
 from .health import RankHealth
 from .kernel import LoadedKernel, load_kernel
@@ -43,8 +43,10 @@ class GemmRsAr:
         mode: 'rs' | 'ar' | 'none'. 'none' needs no group (launches on the current stream).
         group: a Group (e.g. VirtualGroup) with the same mode and N.
         bn, cta_group: fix the tile width / CTA group instead of dispatching on M.
-        schedule: fix the tile schedule, 'tile' or 'swapab' (the decode schedule, for M up to
-            the group's landing rows; its `bn` is the token tile), instead of dispatching on M.
+        schedule: fix the tile schedule, 'tile', 'swapab' (the decode schedule, for M up to
+            the group's landing rows; its `bn` is the token tile) or 'splitk' (the decode
+            schedule with K split over a cluster of `cta_group` CTAs, 2 or 4; sm_90a), instead
+            of dispatching on M.
         sm_budget: cap of the persistent grid (default: the group's; all SMs for 'none').
         transport: 'unicast' | 'multicast' | None (multicast when available, else unicast).
         arch: 'sm_90a' | 'sm_100a' (default: from the device's compute capability).
@@ -92,6 +94,7 @@ class GemmRsAr:
         self.manifest = pinned
         self._table = None  # the tuning table, read at first use (False: none for this shape)
         self._kernels: dict[str, LoadedKernel] = {}
+        self._slots: dict[int, int] | None = None   # splitk cluster slots, found at first use
         self._descriptors = Descriptors()
         self._plans: dict[tuple[int, int], CallPlan] = {}
         self.health = RankHealth(group, self._device)
@@ -157,18 +160,25 @@ class GemmRsAr:
             schedule, bn, cg = table.choice(M)
             usable = schedule == "tile" or (M <= self.land_rows
                                             and self.arch in contract.SCHEDULE_ARCHS[schedule])
-            if usable and self.N % (contract.SWAPAB_BM if schedule == "swapab" else bn) == 0:
+            if schedule == "splitk":
+                usable = usable and self.K >= contract.splitk_min_k(cg)
+            decode = contract.decode_schedule(schedule)
+            if usable and self.N % (contract.SWAPAB_BM if decode else bn) == 0:
                 return schedule, bn, cg
         known = self._sm_budget is not None or self.group is not None or torch.cuda.is_available()
         if unfixed and self.mode == "none" and known:
             by_fill = dispatch.choose_none_by_fill(M, self.N, self.arch, self.sm_budget,
-                                                   self.land_rows)
+                                                   self.land_rows, K=self.K,
+                                                   cluster_slots=self.splitk_slots())
             if by_fill is not None:
                 return by_fill
         fixed = self.fixed_schedule
         if fixed is None:
             fixed = contract.implied_schedule(self.fixed_bn, self.fixed_cta_group)
         schedule = dispatch.choose_schedule(M, self.arch, self.land_rows, fixed, self.mode)
+        if schedule == "splitk":
+            return schedule, *dispatch.splitk_default(M, self.K, self.fixed_bn,
+                                                      self.fixed_cta_group)
         if schedule == "swapab":
             bt = dispatch.swapab_default_token_tile(M, self.mode, self.fixed_bn, self.arch)
             return schedule, bt, dispatch.swapab_cta_group(self.fixed_cta_group, M, self.mode,
@@ -222,6 +232,25 @@ class GemmRsAr:
         return Variant(self.arch, self.mode, self.transport, bn, cg, self.tp, schedule=schedule)
 
     # ---- kernels ----------------------------------------------------------------------------
+    def splitk_slots(self) -> dict[int, int]:
+        """{cluster size: clusters of it the device holds at once} of the mode-none splitk
+        kernels this op can load (LoadedKernel.max_active_clusters), which the wave-fill rule
+        weighs; empty where it can load none (no GPU, another arch, a cache built before them,
+        or a manifest without them), so the rule never picks a kernel that is not there."""
+        if self._slots is None:
+            slots = {}
+            if (self.mode == "none" and torch.cuda.is_available()
+                    and self.arch in contract.SCHEDULE_ARCHS["splitk"]):
+                for ks in contract.SPLITK_CTA_GROUPS:
+                    v = Variant(self.arch, "none", None, contract.SPLITK_BNS[0], ks, None,
+                                schedule="splitk")
+                    try:
+                        slots[ks] = self.kernel(v).max_active_clusters
+                    except (CacheMissError, DriverError):
+                        continue
+            self._slots = slots
+        return self._slots
+
     def kernel(self, variant: Variant) -> LoadedKernel:
         """The loaded kernel of `variant` (from the cache; CacheMissError names the build)."""
         k = self._kernels.get(variant.name)
@@ -378,16 +407,20 @@ class GemmRsAr:
         if plan is not None:
             return plan
         variant = self.variant(M)
-        if variant.schedule == "swapab" and M > self.land_rows:
-            where = (f"the {self.land_rows} landing rows of the swapab schedule (group max_M "
-                     f"{self.group.max_M})" if self.group is not None else
-                     f"the {self.land_rows} rows the swapab schedule serves")
+        if contract.decode_schedule(variant.schedule) and M > self.land_rows:
+            where = (f"the {self.land_rows} landing rows of the {variant.schedule} schedule "
+                     f"(group max_M {self.group.max_M})" if self.group is not None else
+                     f"the {self.land_rows} rows the {variant.schedule} schedule serves")
             raise InputError(f"x.shape[0] (M) = {M} exceeds {where}; for more rows leave "
                              f"schedule and bn to the dispatcher (schedule=None and a bn the tile "
                              f"schedule has, or none: it serves any M)")
+        if variant.schedule == "splitk" and self.K < contract.splitk_min_k(variant.cta_group):
+            raise InputError(f"K = {self.K} is too small for {variant.name}: the splitk schedule "
+                             f"needs K >= {contract.splitk_min_k(variant.cta_group)}")
         kern = self.kernel(variant)
+        max_clusters = kern.max_active_clusters if variant.schedule == "splitk" else None
         grid = dispatch.launch_grid(variant, kern.entry.meta["launch"], kern.cluster[0], M, self.N,
-                                    self.sm_budget)
+                                    self.sm_budget, max_clusters)
         tensors = CallTensors(x, weight, out, M, self.N, self.K)
         plan = CallPlan(kern, grid, self._params(rank, x, weight, out, M, kern), tensors,
                         self._descriptors, self.group, rank)

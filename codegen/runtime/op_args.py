@@ -35,22 +35,32 @@ def check_op_args(max_M, N, K, mode, group, *, bn, cta_group, sm_budget, transpo
         raise InputError(f"K = {K} must be a positive multiple of {contract.BK}")
     if schedule is not None and schedule not in contract.SCHEDULES:
         raise InputError(f"schedule = {schedule!r} must be one of {contract.SCHEDULES} or None")
-    swapab = contract.swapab_bns(arch if arch in contract.ARCHS else None, mode)
-    bns = {"swapab": swapab, "tile": contract.BNS}.get(
-        schedule, tuple(sorted(set(contract.BNS) | set(swapab))))
+    arch_or_any = arch if arch in contract.ARCHS else None
+    if schedule is not None:
+        bns = contract.schedule_bns(arch_or_any, mode, schedule)
+    else:
+        bns = tuple(sorted({b for s in contract.SCHEDULES
+                            for b in contract.schedule_bns(arch_or_any, mode, s)}))
     if bn is not None and bn not in bns:
         raise InputError(f"bn = {bn!r} must be one of {bns} or None")
     if schedule is None:    # e.g. a width only the decode kernels have names their schedule
         schedule = contract.implied_schedule(bn, cta_group)
-    swapab_cgs = sorted({cg for cgs in contract.SWAPAB_CTA_GROUPS.values() for cg in cgs})
-    if schedule == "swapab" and cta_group not in (None, *swapab_cgs):
-        raise InputError(f"cta_group = {cta_group!r}: the swapab schedule has cta_group "
-                         f"{swapab_cgs} only")
-    n_multiple = contract.MIN_BN if schedule == "swapab" else (bn or contract.MIN_BN)
+    cgs = contract.schedule_cta_groups(arch_or_any, schedule or "tile")
+    if schedule is None:
+        cgs = contract.ALL_CTA_GROUPS
+    if cta_group is not None and cta_group not in cgs:
+        raise InputError(f"cta_group = {cta_group!r}: the {schedule or 'any'} schedule has "
+                         f"cta_group {list(cgs)} only")
+    if schedule == "splitk":
+        cg = cta_group if cta_group is not None else min(contract.SPLITK_CTA_GROUPS)
+        if K < contract.splitk_min_k(cg):
+            raise InputError(f"K = {K} is too small for the splitk schedule with cta_group {cg}: "
+                             f"it needs K >= {contract.splitk_min_k(cg)} (one k-tile of "
+                             f"{contract.BK} per CTA of the cluster); use schedule 'swapab'")
+    n_multiple = (contract.MIN_BN if contract.decode_schedule(schedule)
+                  else (bn or contract.MIN_BN))
     if N < contract.MIN_BN or N % n_multiple:
         raise InputError(f"N = {N} must be a positive multiple of {n_multiple}")
-    if cta_group is not None and cta_group not in contract.CTA_GROUPS:
-        raise InputError(f"cta_group = {cta_group!r} must be one of {contract.CTA_GROUPS} or None")
     if transport is not None and transport not in contract.TRANSPORTS:
         raise InputError(f"transport = {transport!r} must be one of {contract.TRANSPORTS} or None")
     if arch is not None and arch not in contract.ARCHS:

@@ -60,20 +60,30 @@ def swapab_bn(M: int, arch: str = "sm_90a", mode: str = "rs") -> int:
 MAX_TOKEN_TILES = 8
 
 
-def candidates(M: int, N: int, arch: str = "sm_90a", mode: str = "rs") -> list[tuple[str, int, int]]:
+def candidates(M: int, N: int, arch: str = "sm_90a", mode: str = "rs",
+               K: int | None = None) -> list[tuple[str, int, int]]:
     """Every (schedule, bn, cta_group) a sweep of an (arch, mode) op times at M: the tile
     schedule at each BN that divides N and each CTA group, and the swapab schedule (for M up to
     the contract's SWAPAB_MAX_ROWS) at every token tile of the (arch, mode) kernels from the one
-    that covers M in one tile down to M / MAX_TOKEN_TILES, with each of its CTA groups."""
+    that covers M in one tile down to M / MAX_TOKEN_TILES, with each of its CTA groups; given K,
+    also the splitk schedule (where the arch has it) at its token tiles in the same range and
+    each cluster size that K allows (contract.splitk_min_k)."""
     from .dispatch import tile_widths
 
     out = [("tile", bn, cg) for bn in tile_widths(N) for cg in CTA_GROUPS]
     if M > contract.SWAPAB_MAX_ROWS or N % contract.SWAPAB_BM:
         return out
     top = swapab_bn(M, arch, mode)
-    return out + [("swapab", bt, cg) for bt in contract.swapab_bns(arch, mode)
-                  for cg in contract.SWAPAB_CTA_GROUPS[arch]
-                  if bt <= top and bt * MAX_TOKEN_TILES >= M]
+    out += [("swapab", bt, cg) for bt in contract.swapab_bns(arch, mode)
+            for cg in contract.SWAPAB_CTA_GROUPS[arch]
+            if bt <= top and bt * MAX_TOKEN_TILES >= M]
+    if K is None or arch not in contract.SCHEDULE_ARCHS["splitk"]:
+        return out
+    from .dispatch import swapab_token_tile
+    top = swapab_token_tile(M, bns=contract.SPLITK_BNS)
+    return out + [("splitk", bt, cg) for bt in contract.SPLITK_BNS
+                  for cg in contract.SPLITK_CTA_GROUPS
+                  if bt <= top and bt * MAX_TOKEN_TILES >= M and K >= contract.splitk_min_k(cg)]
 
 
 def crossover_m(points) -> int | None:
@@ -284,10 +294,10 @@ def _row(doc, i: int, N: int, arch: str, mode: str) -> Row:
     _check_keys(doc, _ROW_KEYS, f"rows[{i}]")
     M = _int(doc, "M", 1, where)
     schedule = _choice(doc, "schedule", SCHEDULES, where)
-    bn = _choice(doc, "bn", TILE_BNS if schedule == "tile" else contract.swapab_bns(arch, mode),
-                 where)
-    swapab_cgs = contract.SWAPAB_CTA_GROUPS.get(arch, (1,)) if schedule == "swapab" else ()
-    cg = _choice(doc, "cta_group", CTA_GROUPS if schedule == "tile" else swapab_cgs, where)
+    bn = _choice(doc, "bn", TILE_BNS if schedule == "tile"
+                 else contract.schedule_bns(arch, mode, schedule), where)
+    cgs = CTA_GROUPS if schedule == "tile" else contract.schedule_cta_groups(arch, schedule)
+    cg = _choice(doc, "cta_group", cgs, where)
     if schedule == "tile" and N % bn:
         raise _Bad(f"{where}bn {bn} does not divide N = {N}")
     return Row(M, schedule, bn, cg, _us(doc, "fused_us", where), _us(doc, "best_unfused_us", where),

@@ -12,8 +12,9 @@ Rules: `dispatch` (the op's own: a tuning table of the cache root if one exists 
 shape, else its rules), `fill` (dispatch.choose_none_by_fill where it applies), `rules`
 (the rules before it: choose_schedule + token tile + choose_bn), `fill-x80.96.112` (the fill
 rule without those token tiles), `cands` (every candidate of
-the tuning sweep at M, tuning.candidates), or a fixed choice written `swapab64c2`,
-`tile224c1`. Every path's output is checked against an fp32 reference first (output poisoned
+the tuning sweep at M, tuning.candidates), `splitk-c2` / `splitk-c4` (the splitk schedule
+at M's token tile, dispatch.splitk_default, with that cluster size), or a fixed choice written
+`swapab64c2`, `tile224c1`, `splitk32c4`. Every path's output is checked against an fp32 reference first (output poisoned
 with NaN; tolerance MAX_RELERR). `--both-regimes` times every path with an L2-resident weight
 (warm) and with the weight cycled through copies that exceed the L2 (cold), in the same
 rounds; a path's score is then the worse of its two ratios to torch.mm, as the tables use.
@@ -37,7 +38,8 @@ sys.path.insert(0, str(ROOT / "tools"))
 from codegen import contract  # noqa: E402
 from codegen.runtime import dispatch  # noqa: E402
 
-_FIXED = re.compile(r"^(tile|swapab)(\d+)c([12])$")
+_FIXED = re.compile(r"^(tile|swapab|splitk)(\d+)c([124])$")
+_SPLITK = re.compile(r"^splitk-c([24])$")
 #: Largest relative error (baselines.relerr against fp32) a path may show before it is reported
 #: wrong (stricter than the benchmarks' baselines.MAX_RELERR).
 MAX_RELERR = 2e-2
@@ -73,6 +75,9 @@ def resolve(rule: str, M: int, N: int, arch: str, sm_budget: int, land_rows: int
     m = _FIXED.match(rule)
     if m:
         return m.group(1), int(m.group(2)), int(m.group(3))
+    m = _SPLITK.match(rule)
+    if m:   # splitk at its default token tile for M, cluster size fixed
+        return ("splitk", *dispatch.splitk_default(M, 1 << 20, None, int(m.group(1))))
     if rule == "rules":
         return rules_choice(M, N, arch, sm_budget, land_rows)
     if rule == "fill":
@@ -83,20 +88,21 @@ def resolve(rule: str, M: int, N: int, arch: str, sm_budget: int, land_rows: int
         return dispatch.choose_none_by_fill(M, N, arch, sm_budget, land_rows, bns)
     if rule == "dispatch":
         return None
-    raise ValueError(f"unknown rule '{rule}': dispatch, fill, fill-x<tiles>, rules, or e.g. "
-                     "swapab64c2 / tile224c1")
+    raise ValueError(f"unknown rule '{rule}': dispatch, fill, fill-x<tiles>, rules, "
+                     "splitk-c2 / splitk-c4 (splitk at M's token tile), or e.g. swapab64c2 / "
+                     "tile224c1 / splitk32c4")
 
 
-def expand(rules: list[str], M: int, N: int, arch: str, sm_budget: int, land_rows: int
-           ) -> dict[str, tuple | None]:
+def expand(rules: list[str], M: int, N: int, arch: str, sm_budget: int, land_rows: int,
+           K: int | None = None) -> dict[str, tuple | None]:
     """{rule name: choice} of the named rules, `cands` expanded into its candidates (each
-    named by its label)."""
+    named by its label; given K, the splitk ones too)."""
     from codegen.runtime.tuning import candidates
 
     out = {}
     for r in rules:
         if r == "cands":
-            out.update({label(c): c for c in candidates(M, N, arch, "none")})
+            out.update({label(c): c for c in candidates(M, N, arch, "none", K=K)})
         else:
             out[r] = resolve(r, M, N, arch, sm_budget, land_rows)
     return out
@@ -150,10 +156,10 @@ def main(argv=None) -> int:
             ref = x.float() @ w.float().t()
             paths = {"torch.mm": None}
             chosen = {}
-            for r, c in expand(rules, M, N, arch, sms, land).items():
+            for r, c in expand(rules, M, N, arch, sms, land, K).items():
                 chosen[r] = label(c)
                 paths.setdefault(label(c), c)
-            calls, errors = {}, {}
+            calls, errors, variants = {}, {}, {}
             for name, c in paths.items():
                 out = torch.full((M, N), float("nan"), device="cuda", dtype=torch.bfloat16)
                 if name == "torch.mm":
@@ -170,6 +176,8 @@ def main(argv=None) -> int:
                 except Exception as exc:  # a kernel this build lacks: recorded, not fatal
                     errors[name] = f"{type(exc).__name__}: {str(exc)[:160]}"
                     continue
+                if name in ops:   # the kernel the path ran (what `dispatch` picked)
+                    variants[name] = ops[name].last_launch.get(0, {}).get("variant")
                 rel = relerr(out, ref)
                 if not rel <= MAX_RELERR:
                     errors[name] = rel
@@ -181,7 +189,7 @@ def main(argv=None) -> int:
                      for n in calls}
             t_mm = med["torch.mm/warm"]
             row = {"N": N, "K": K, "M": M, "rounds": args.rounds, "regimes": regimes,
-                   "us": med, "rules": chosen, "wrong": errors,
+                   "us": med, "rules": chosen, "wrong": errors, "variants": variants,
                    "vs_torch": ratio,
                    "best": max((n for n in calls if n != "torch.mm"), key=ratio.get, default=None)}
             rows.append(row)
@@ -190,6 +198,8 @@ def main(argv=None) -> int:
                               for r in shown)
             if row["best"]:
                 cells += f"  best={row['best']}:{ratio[row['best']]:.2f}"
+            if variants.get("dispatch"):
+                cells += f"  (dispatch ran {variants['dispatch']})"
             print(f"N={N:5d} K={K:5d} M={M:4d} torch.mm {t_mm:7.1f} us | {cells}"
                   + (f" | WRONG {errors}" if errors else ""), flush=True)
     if args.json:

@@ -1,0 +1,124 @@
+"""The splitk decode schedule (K split over a cluster of 2 or 4 CTAs per 64-row W tile, the f32
+partial tiles summed through distributed shared memory) on one H200: mode none against an fp32
+reference, fused RS / AR on virtual ranks, at the decode sizes of issue 9, K not a multiple of
+the cluster's k-tiles, the smallest K, budgets below a cluster, outputs kept across calls,
+calls alternating with the other schedules on one group, and graph replay."""
+import pytest
+import torch
+
+from codegen import contract
+from codegen.runtime import GemmRsAr, InputError, VirtualGroup
+from gpu_common import (assert_close, check_first_output_survives, check_graph_replays, check_none,
+                        check_outputs, fresh, poisoned, rank_inputs, requires_gpu, run_poisoned)
+
+DECODE_MS = [1, 2, 15, 16, 17, 63, 64, 65, 127, 255, 511]
+TIMEOUT_MS = 1000
+CGS = contract.SPLITK_CTA_GROUPS
+
+
+@pytest.mark.gpu
+@requires_gpu
+@pytest.mark.parametrize("cg", CGS)
+@pytest.mark.parametrize("bt", contract.SPLITK_BNS)
+def test_none_splitk_every_token_tile(bt, cg):
+    """Every token tile and cluster size; K = 1600 is 25 k-tiles (uneven over 2 or 4 CTAs)."""
+    N, K = 2048, 1600
+    op = GemmRsAr(512, N, K, "none", schedule="splitk", bn=bt, cta_group=cg)
+    for M in sorted({*DECODE_MS, bt - 1 or 1, bt, bt + 1}):
+        check_none(op, M, N, K, f"none splitk bt={bt} cg={cg}")
+        assert op.last_launch[0]["schedule"] == "splitk"
+
+
+@pytest.mark.gpu
+@requires_gpu
+@pytest.mark.parametrize("N,K,budget", [
+    (2048, 128, None),     # cluster of 2: one k-tile per CTA; of 4: refused (below)
+    (2048, 256, None),     # one k-tile per CTA of a 4-cluster
+    (128, 4096, None),     # two W tiles: most clusters idle
+    (16384, 1024, 7),      # a budget below two 4-clusters: W tiles loop in few clusters
+    (3200, 320, 3),        # a budget below one 4-cluster: one cluster, every W tile
+])
+@pytest.mark.parametrize("cg", CGS)
+def test_none_splitk_unusual_shapes(N, K, budget, cg):
+    if K < contract.splitk_min_k(cg):
+        with pytest.raises(InputError, match="splitk"):
+            GemmRsAr(64, N, K, "none", schedule="splitk", cta_group=cg)
+        return
+    op = GemmRsAr(512, N, K, "none", schedule="splitk", cta_group=cg, sm_budget=budget)
+    for M in (1, 3, 17, 130, 512):
+        check_none(op, M, N, K, f"none splitk cg={cg} N={N} K={K} budget={budget}")
+
+
+@pytest.mark.gpu
+@requires_gpu
+@pytest.mark.parametrize("cg", CGS)
+@pytest.mark.parametrize("mode", ["rs", "ar"])
+@pytest.mark.parametrize("tp", [2, 4, 8])
+def test_fused_splitk_decode_sizes(tp, mode, cg):
+    """Every decode M forward and backward; a swapab and a tile-schedule call after each keep
+    the shared epochs, landing slots and flags honest across schedules."""
+    for N, K in ((2048, 2304), (1024, 832)):
+        group = VirtualGroup(tp, 1024, N, mode)
+        op = GemmRsAr(1024, N, K, mode, group, schedule="splitk", cta_group=cg,
+                      timeout_ms=TIMEOUT_MS)
+        swapab = GemmRsAr(1024, N, K, mode, group, schedule="swapab", timeout_ms=TIMEOUT_MS)
+        tile = GemmRsAr(1024, N, K, mode, group, schedule="tile", timeout_ms=TIMEOUT_MS)
+        for M in DECODE_MS + DECODE_MS[::-1]:
+            xs, ws, outs = run_poisoned(op, tp, M, N, K)
+            op.synchronize()
+            assert op.last_launch[0]["schedule"] == "splitk"
+            check_outputs(mode, outs, xs, ws, f"splitk tp={tp} {mode} N={N} K={K} M={M} cg={cg}")
+            other = swapab if M % 2 else tile
+            M2 = 33 if M % 2 else 1000
+            xs2, ws2, outs2 = run_poisoned(other, tp, M2, N, K)
+            other.synchronize()
+            check_outputs(mode, outs2, xs2, ws2, f"{other.choice(M2)[0]} after splitk tp={tp} "
+                                                 f"{mode} M={M2}")
+
+
+@pytest.mark.gpu
+@requires_gpu
+@pytest.mark.parametrize("mode", ["ar", "rs"])
+def test_splitk_outputs_survive_and_graph_replays(mode):
+    tp, M, N, K = 4, 16, 2048, 1536
+    op = GemmRsAr(512, N, K, mode, VirtualGroup(tp, 512, N, mode), schedule="splitk",
+                  timeout_ms=TIMEOUT_MS)
+    xs, ws = rank_inputs(tp, M, N, K)
+    check_first_output_survives(op, mode, xs, ws, "splitk")
+    check_graph_replays(op, mode, xs, ws, "splitk", replays=4)
+
+
+@pytest.mark.gpu
+@requires_gpu
+def test_none_splitk_graph_replay():
+    M, N, K = 100, 2048, 4096
+    op = GemmRsAr(256, N, K, "none", schedule="splitk", cta_group=4)
+    x, w = fresh((M, K)), fresh((N, K))
+    out = poisoned((M, N))
+    op(0, x, w, out=out)
+    torch.cuda.synchronize()
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        op(0, x, w, out=out)
+    for i in range(3):
+        x.copy_(fresh((M, K)))
+        out.fill_(float("nan"))
+        graph.replay()
+        torch.cuda.synchronize()
+        assert_close(out, x.float() @ w.float().T, f"none splitk graph replay {i}")
+
+
+@pytest.mark.gpu
+@requires_gpu
+def test_none_dispatch_takes_splitk_where_the_rule_says():
+    """Without a table, mode none at N 1536, K 4096 (24 W tiles) dispatches the splitk kernel
+    with clusters of 4 up to M = 128 (dispatch.choose_splitk; the device holds 24 clusters of
+    4), and the decode kernels above; every call correct."""
+    N, K = 1536, 4096
+    op = GemmRsAr(512, N, K, "none")
+    assert set(op.splitk_slots()) == set(CGS) and op.splitk_slots()[4] >= 24
+    for M in (1, 16, 64, 100, 128, 129, 200):
+        check_none(op, M, N, K, "none dispatch")
+        want = "splitk" if M <= 128 else "swapab"
+        assert op.last_launch[0]["schedule"] == want, (M, op.last_launch[0])
+    assert op.last_launch[0]["grid"] > 0

@@ -1,0 +1,117 @@
+"""The splitk decode schedule on the CPU: its variant names, argument checks, grid, the
+wave-fill rule's choice of it (against the one-H200 measurements it was fitted to), and that a
+cache without its kernels never gets it picked."""
+import pytest
+
+from codegen import contract
+from codegen.runtime import GemmRsAr, InputError, dispatch
+from codegen.runtime.tuning import candidates, find_table, table_path, write_table
+from codegen.spec import SpecError, Variant
+
+H200_SLOTS = {2: 66, 4: 30}   # cuOccupancyMaxActiveClusters of the splitk kernels (call 2)
+
+
+def test_names_and_contract():
+    v = Variant("sm_90a", "rs", "unicast", 32, 4, 8, schedule="splitk")
+    assert v.name == "gemm_rs_unicast_sm90a_splitk_bn32_cg4_tp8_bf16"
+    assert Variant.parse(v.name) == v and v.template_name == "sm90_swapab.py.j2"
+    # the same parameters and TMA operands as the decode (swapab) kernels
+    for mode in contract.MODES:
+        assert (contract.kernel_params("sm_90a", mode, "splitk")
+                == contract.kernel_params("sm_90a", mode, "swapab"))
+    with pytest.raises(SpecError, match="splitk"):
+        Variant("sm_100a", "none", None, 32, 2, None, schedule="splitk")
+    with pytest.raises(SpecError, match="cta_group=1"):
+        Variant("sm_90a", "none", None, 32, 1, None, schedule="splitk")
+    assert contract.implied_schedule(None, 4) == "splitk"
+    assert contract.implied_schedule(16, 2) == "swapab" and contract.implied_schedule(128, 2) == "tile"
+    assert contract.splitk_min_k(4) == 256 and contract.decode_schedule("splitk")
+
+
+@pytest.mark.parametrize("kw, K, words", [
+    (dict(schedule="splitk", cta_group=4), 192, ["K = 192", "K >= 256", "swapab"]),
+    (dict(schedule="splitk"), 64, ["K = 64", "K >= 128"]),
+    (dict(schedule="splitk", cta_group=1), 4096, ["cta_group = 1", "[2, 4]"]),
+    (dict(schedule="splitk", bn=160), 4096, ["bn = 160", "(16, 32, 64, 128)"]),
+    (dict(cta_group=3), 4096, ["cta_group = 3"]),
+])
+def test_bad_splitk_arguments_are_refused(kw, K, words):
+    with pytest.raises(InputError) as e:
+        GemmRsAr(64, 2048, K, "none", arch="sm_90a", **kw)
+    for w in words:
+        assert w in str(e.value)
+
+
+def test_grid_holds_only_resident_clusters():
+    v4 = Variant("sm_90a", "none", None, 16, 4, None, schedule="splitk")
+    # N 2048 = 32 W tiles; 33 clusters of 4 fit the budget but the device holds 30
+    assert dispatch.launch_grid(v4, {}, 4, 16, 2048, 132) == 4 * 32
+    assert dispatch.launch_grid(v4, {}, 4, 16, 2048, 132, max_clusters=30) == 4 * 30
+    assert dispatch.launch_grid(v4, {}, 4, 16, 1024, 132, max_clusters=30) == 4 * 16
+    assert dispatch.launch_grid(v4, {}, 4, 16, 1024, 3) == 4      # below one cluster: one
+    v2 = Variant("sm_90a", "rs", "unicast", 16, 2, 2, schedule="splitk")
+    assert dispatch.launch_grid(v2, {}, 2, 16, 7168, 66) == 66    # 33 clusters loop over 112
+    assert dispatch.splitk_default(16, 4096) == (16, 4)             # 64 k-tiles: 16 per CTA
+    assert dispatch.splitk_default(100, 2048) == (128, 2)           # 32 k-tiles
+    assert dispatch.splitk_default(100, 1024) == (128, 2)           # fewer: the smallest
+    assert dispatch.splitk_default(600, 1024, 64, 4) == (64, 4)
+
+
+@pytest.mark.parametrize("N,K,M,want", [
+    # measured on one H200 (BENCHMARKS.md, fifth session): splitk won by 1.1x-2.7x here
+    (1024, 14336, 128, ("splitk", 128, 4)),
+    (1024, 4096, 16, ("splitk", 16, 4)),
+    (1536, 4096, 128, ("splitk", 128, 4)),
+    (2048, 5632, 64, ("splitk", 64, 2)),     # 32 W tiles: more than 30 clusters of 4
+    (2560, 4096, 32, ("splitk", 32, 2)),
+    (3072, 3072, 16, ("splitk", 16, 2)),
+    # ...and did not: the fill rule's choice stays
+    (2560, 4096, 128, None),                 # clusters of 2: M <= 64 only
+    (2048, 5632, 96, None),
+    (1536, 1024, 16, None),                  # short K: the handoff costs more
+    (2048, 2048, 16, None),
+    (3584, 2368, 16, None),                  # 56 W tiles
+    (4096, 14336, 16, None),
+    (1024, 4096, 192, None),                 # two token tiles: a handoff each
+])
+def test_fill_rule_takes_splitk_where_it_was_measured_faster(N, K, M, want):
+    got = dispatch.choose_none_by_fill(M, N, "sm_90a", 132, 512, K=K, cluster_slots=H200_SLOTS)
+    without = dispatch.choose_none_by_fill(M, N, "sm_90a", 132, 512)
+    assert got == (want or without)
+    assert without[0] != "splitk"
+    # no splitk kernels loadable (a cache built before them): never picked
+    assert dispatch.choose_none_by_fill(M, N, "sm_90a", 132, 512, K=K, cluster_slots={}) == without
+    # a budget that cannot hold every W tile's cluster at once: not picked
+    small = dispatch.choose_none_by_fill(M, N, "sm_90a", 40, 512, K=K, cluster_slots=H200_SLOTS)
+    assert small is None or small[0] != "splitk" or small[2] * (N // 64) <= 40
+
+
+def test_op_choice_uses_the_kernels_it_can_load(tmp_path, monkeypatch):
+    op = GemmRsAr(512, 1024, 4096, "none", arch="sm_90a", sm_budget=132, cache_dir=tmp_path)
+    monkeypatch.setattr(op, "splitk_slots", lambda: {})
+    without = op.choice(16)
+    assert without[0] != "splitk"
+    monkeypatch.setattr(op, "splitk_slots", lambda: dict(H200_SLOTS))
+    assert op.choice(16) == ("splitk", 16, 4)
+    assert op.choice(300)[0] != "splitk"
+    fixed = GemmRsAr(512, 1024, 4096, "none", arch="sm_90a", schedule="splitk", cache_dir=tmp_path)
+    assert fixed.choice(16) == ("splitk", 16, 4) and fixed.choice(200) == ("splitk", 128, 4)
+    # no GPU here: the op finds no kernel to load, so it offers none
+    assert GemmRsAr(512, 1024, 4096, "none", arch="sm_90a", cache_dir=tmp_path).splitk_slots() == {}
+
+
+def test_tuning_tables_and_sweeps_know_splitk(tmp_path):
+    rows = [{"M": 16, "schedule": "splitk", "bn": 16, "cta_group": 4, "fused_us": 5.0,
+             "best_unfused_us": 6.0, "best_unfused": "torch.mm"}]
+    write_table(table_path(tmp_path, "sm_90a", "none", 1, 1024, 4096), arch="sm_90a",
+                mode="none", tp=1, N=1024, K=4096, rows=rows)
+    assert find_table(tmp_path, "sm_90a", "none", 1, 1024, 4096).choice(16) == ("splitk", 16, 4)
+    op = GemmRsAr(512, 1024, 4096, "none", arch="sm_90a", sm_budget=132, cache_dir=tmp_path)
+    assert op.choice(16) == ("splitk", 16, 4)
+    small_k = GemmRsAr(512, 1024, 192, "none", arch="sm_90a", sm_budget=132, cache_dir=tmp_path)
+    assert small_k.choice(16)[0] != "splitk"    # no table for K 192; and the rule needs long K
+    got = candidates(64, 2048, "sm_90a", "none", K=4096)
+    assert ("splitk", 64, 2) in got and ("splitk", 64, 4) in got and ("splitk", 128, 2) not in got
+    assert not any(c[0] == "splitk" for c in candidates(64, 2048, "sm_90a", "none"))
+    assert not any(c[0] == "splitk" for c in candidates(64, 2048, "sm_100a", "none", K=4096))
+    assert ("splitk", 64, 4) not in candidates(64, 2048, "sm_90a", "none", K=192)
