@@ -257,6 +257,14 @@ def _run(args, torch, dist, device) -> int:
                 for M in args.ms:
                     what = f"tp={tp} {mode} K={K} bn={bn} cg={cg} M={M}"
                     R.case(what, lambda: one_call(op, mode, M, K, what), recover_fn(op, group))
+            for cg in contract.SPLITK_CTA_GROUPS:   # the K-split decode kernels, fixed
+                if K < contract.splitk_min_k(cg):
+                    continue
+                op = GemmRsAr(max_M, N, K, mode, group, schedule="splitk", cta_group=cg,
+                              timeout_ms=args.timeout_ms)
+                for M in [m for m in args.ms if m <= op.land_rows]:
+                    what = f"tp={tp} {mode} K={K} splitk cg={cg} M={M}"
+                    R.case(what, lambda: one_call(op, mode, M, K, what), recover_fn(op, group))
             if not args.no_dispatch:
                 op = GemmRsAr(max_M, N, K, mode, group, timeout_ms=args.timeout_ms)
                 for M in args.ms + args.ms[::-1]:
