@@ -34,10 +34,11 @@ def test_names_and_contract():
     (dict(schedule="splitk", cta_group=1), 4096, ["cta_group = 1", "[2, 4]"]),
     (dict(schedule="splitk", bn=160), 4096, ["bn = 160", "(16, 32, 64, 128)"]),
     (dict(cta_group=3), 4096, ["cta_group = 3"]),
+    (dict(schedule="splitk", arch="sm_100a"), 4096, ["'splitk' exists for sm_90a only"]),
 ])
 def test_bad_splitk_arguments_are_refused(kw, K, words):
     with pytest.raises(InputError) as e:
-        GemmRsAr(64, 2048, K, "none", arch="sm_90a", **kw)
+        GemmRsAr(64, 2048, K, "none", **{"arch": "sm_90a", **kw})
     for w in words:
         assert w in str(e.value)
 

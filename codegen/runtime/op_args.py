@@ -35,6 +35,10 @@ def check_op_args(max_M, N, K, mode, group, *, bn, cta_group, sm_budget, transpo
         raise InputError(f"K = {K} must be a positive multiple of {contract.BK}")
     if schedule is not None and schedule not in contract.SCHEDULES:
         raise InputError(f"schedule = {schedule!r} must be one of {contract.SCHEDULES} or None")
+    if (schedule is not None and arch in contract.ARCHS
+            and arch not in contract.SCHEDULE_ARCHS[schedule]):
+        raise InputError(f"schedule = {schedule!r} exists for "
+                         f"{', '.join(contract.SCHEDULE_ARCHS[schedule])} only, not arch = {arch!r}")
     arch_or_any = arch if arch in contract.ARCHS else None
     if schedule is not None:
         bns = contract.schedule_bns(arch_or_any, mode, schedule)
