@@ -1,0 +1,52 @@
+#!/bin/bash
+# For the next session lent nvidia-h200-x2 (written 2026-12-01, fifth session; NOT run).
+# Supersedes ../2026-12-01_h200_shapes/next_x2.sh (same `large` and `smalln`; adds `check` and
+# `splitk`). Build here first (CPU, ~2 min), narrowed so the carry stays under 64 MiB with the
+# checkout (~37 MB), cubins only:
+#   codegen build --tp 2 --arch sm_90a --transport unicast --no-progress --cache-dir cache_tp2
+#   mkdir -p cache_tp2/tuning && cp docs/results/2026-12-01_h200_third/tuning/*.json cache_tp2/tuning/
+#   python -c "import sys; sys.path.insert(0, 'tools'); from ab_cubins import strip_to_cubins; \
+#       from pathlib import Path; strip_to_cubins(Path('cache_tp2'))"
+#   (for `large` also the two A/B roots of ../2026-12-01_h200_shapes/next_x2.sh)
+# then carry `cache_tp2` and run:
+#   bash docs/results/2026-12-01_h200_splitk/next_x2.sh check    (~1 min: correctness, splitk on real ranks first time)
+#   bash docs/results/2026-12-01_h200_splitk/next_x2.sh splitk   (~3 min: fused splitk at small N)
+#   bash docs/results/2026-12-01_h200_splitk/next_x2.sh smalln   (~3 min: fused decode at N 4096)
+#   bash docs/results/2026-12-01_h200_splitk/next_x2.sh large    (~8 min: issue 10, 3 builds A/B)
+# `splitk` asks whether rs/ar want mode none's K split at small N (mode none: 1.03x-2.68x at N
+# <= 3072, K >= 3072; BENCHMARKS.md fifth session): N 2048 (a 2B-class model's hidden size), K
+# per rank 4096 / 8192, the dispatch (one 64-row W tile per CTA: 32 CTAs) against splitk with
+# clusters of 2 and of 4. If it wins, give rs/ar dispatch.choose_splitk (with its own bounds).
+export TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1 PYTHONUNBUFFERED=1 CUDA_DEVICE_MAX_CONNECTIONS=32 CODEGEN_WAIT_TIMEOUT_MS=5000 PYTHONPATH=. CODEGEN_CACHE_DIR=cache_tp2
+R=$OUT/r; mkdir -p $R
+T0=$(date +%s)
+TR="torchrun --nproc-per-node 2"
+case "${1:-}" in
+  check)
+    timeout 120 $TR tests/multigpu/run_correctness.py --quick > $R/quick.txt 2>&1
+    echo "quick rc=$? $(( $(date +%s)-T0 ))s: $(tail -1 $R/quick.txt)"; grep FAIL $R/quick.txt | head
+    timeout 90 $TR tests/multigpu/run_correctness.py --fuzz 100000 --fuzz-budget-s 40 > $R/fuzz.txt 2>&1
+    echo "fuzz rc=$? $(( $(date +%s)-T0 ))s: $(tail -1 $R/fuzz.txt)" ;;
+  splitk)
+    for fix in "" "--schedule splitk --cta-group 2" "--schedule splitk --cta-group 4"; do
+      tag=$(echo "${fix:-dispatch}" | tr -d ' -' )
+      timeout 170 $TR tools/bench_multi_gpu.py --modes rs,ar --n 2048 --ks 4096,8192 \
+        --ms 16,32,64,128 $fix --json $R/splitk_$tag.json > $R/splitk_$tag.txt 2>&1
+      echo "splitk $tag rc=$? $(( $(date +%s)-T0 ))s"; grep -E "^\s+(rs|ar) " $R/splitk_$tag.txt | cut -c1-110
+    done ;;
+  smalln)
+    for fix in "" "--schedule swapab --bn 64 --cta-group 2" "--schedule swapab --bn 128 --cta-group 2"; do
+      tag=$(echo "${fix:-dispatch}" | tr -d ' -' )
+      timeout 150 $TR tools/bench_multi_gpu.py --modes rs,ar --n 4096 --ks 2048,7168 \
+        --ms 64,128,256,384,512 $fix --json $R/smalln_$tag.json > $R/smalln_$tag.txt 2>&1
+      echo "smalln $tag rc=$? $(( $(date +%s)-T0 ))s"; grep -E "^\s+(rs|ar) " $R/smalln_$tag.txt | cut -c1-110
+    done ;;
+  large)
+    timeout 570 python3 tools/ab_time.py --side new=cache_tp2 --side prev=cache_tp2/ab_prev \
+      --side old=cache_tp2/ab_old --reps 2 --timeout 90 --out $R/large -- $TR \
+      tools/bench_multi_gpu.py --modes rs,ar --ms 2048,8192,32768 --ks 768,2304 --link-mib 512 \
+      --replays 10 --no-ours-gemm --schedule tile --json {json}
+    echo "large-M done $(( $(date +%s)-T0 ))s" ;;
+  *) echo "next_x2.sh: say check, splitk, smalln or large" >&2; exit 64 ;;
+esac
+cd $OUT && tar czf r.tgz r && rm -rf r
