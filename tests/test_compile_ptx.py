@@ -105,6 +105,9 @@ def test_arch_instructions(built, v):
             assert ".target sm_90a" in ptx
             wn = v.bn // 2 if (v.bn >= 32 and v.cta_group == 1) else v.bn
             assert not wide or built[v][1]["launch"]["cluster"] == [1, 1, 1]
+            # the pipeline depth the wave-fill rule prices (dispatch.fill_cost) is the kernel's
+            assert built[v][1]["launch"]["ab_stages"] == contract.decode_stages(
+                v.bn, contract.SWAPAB_BM * (2 if wide else 1))
             assert _has(ptx, rf"wgmma\.mma_async\.sync\.aligned\.m64n{wn}k16\.f32\.bf16\.bf16")
             assert not _has(ptx, r"tcgen05")
         else:
@@ -129,6 +132,7 @@ def test_arch_instructions(built, v):
         assert ".target sm_90a" in ptx and v.arch == "sm_90a"
         assert built[v][1]["launch"]["cluster"] == [ks, 1, 1]
         assert built[v][1]["launch"]["ksplit"] == ks
+        assert built[v][1]["launch"]["ab_stages"] == contract.decode_stages(v.bn, 64, ks)
         assert not _has(ptx, r"multicast::cluster")
         wn = v.bn // 2 if v.bn >= 32 else v.bn
         assert _has(ptx, rf"wgmma\.mma_async\.sync\.aligned\.m64n{wn}k16\.f32\.bf16\.bf16")

@@ -197,3 +197,24 @@ def test_fill_rule_is_constant_between_multiples_of_16():
             rep = max(16, -(-M // 16) * 16)
             assert (dispatch.choose_none_by_fill(M, N, "sm_90a", 132, 512)
                     == dispatch.choose_none_by_fill(rep, N, "sm_90a", 132, 512)), (N, M)
+
+
+@pytest.mark.parametrize("N,M,flat,priced", [
+    # one H200, shapes the prices were not fitted to (BENCHMARKS.md 2026-12-01 fifth session,
+    # call 8): the priced rule's pick was 1.1x-1.5x faster, the unpriced one's a wide tile of
+    # 192..256 with 3-4 pipeline stages
+    (9984, 227, ("swapab", 256, 2), ("swapab", 80, 2)),
+    (9472, 248, ("swapab", 256, 2), ("swapab", 96, 2)),
+    (9216, 173, ("swapab", 192, 2), ("swapab", 64, 2)),
+    (9984, 492, ("swapab", 192, 2), ("swapab", 112, 2)),
+    # ...and where the N 7168 sweeps found the wide 208 / 192 best, it stays
+    (7168, 416, ("swapab", 208, 2), ("swapab", 208, 2)),
+    (7168, 384, ("swapab", 192, 2), ("swapab", 192, 2)),
+])
+def test_fill_prices(N, M, flat, priced):
+    assert dispatch.choose_none_by_fill(M, N, "sm_90a", 132, 512, priced=False) == flat
+    assert dispatch.choose_none_by_fill(M, N, "sm_90a", 132, 512) == priced
+    # the prices follow the kernels' pipeline depth (contract.decode_stages)
+    assert [contract.decode_stages(bt, 128) for bt in (96, 160, 192, 208, 256)] == [7, 5, 4, 3, 3]
+    assert dispatch.fill_cost(("tile", 256, 1), M, N, 132) == pytest.approx(
+        dispatch.FILL_PRICE_TILE * dispatch.fill_cost(("tile", 256, 1), M, N, 132, priced=False))

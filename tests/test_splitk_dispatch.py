@@ -66,6 +66,8 @@ def test_grid_holds_only_resident_clusters():
     (2048, 5632, 64, ("splitk", 64, 2)),     # 32 W tiles: more than 30 clusters of 4
     (2560, 4096, 32, ("splitk", 32, 2)),
     (3072, 3072, 16, ("splitk", 16, 2)),
+    (3328, 4544, 20, ("splitk", 32, 2)),     # call 7's random shapes: 1.37x, and
+    (2944, 3008, 49, ("splitk", 64, 2)),     # 1.16x (the bounds widened to N 3584, K 2816)
     # ...and did not: the fill rule's choice stays
     (2560, 4096, 128, None),                 # clusters of 2: M <= 64 only
     (2048, 5632, 96, None),

@@ -29,8 +29,8 @@ import math
 
 from codegen.contract import (BK, BM, BNS, MIN_BN, SCHEDULE_ARCHS, SPLITK_BNS,
                               SPLITK_CTA_GROUPS, SWAPAB_BM, SWAPAB_BNS, SWAPAB_CTA_GROUPS,
-                              SWAPAB_EXTRA_BNS, SWAPAB_MAX_ROWS, cdiv, swapab_bns,
-                              swapab_wide)
+                              SWAPAB_EXTRA_BNS, SWAPAB_MAX_ROWS, cdiv, decode_stages,
+                              swapab_bns, swapab_wide)
 
 BN_256_MIN_M = 2048
 #: Largest M the default rule sends to the decode schedule (without a tuning table): mode none
@@ -239,14 +239,37 @@ def fill_options(M: int, N: int, arch: str, bns: tuple[int, ...] | None = None
     return opts + [t for t in tiles if t not in opts]
 
 
-def fill_cost(option: tuple[str, int, int], M: int, N: int, sm_budget: int) -> int:
+#: The wave-fill model's prices (fill_cost), fitted on one H200 to every sweep that timed all
+#: candidates at M <= 512 (202 points: N 1024..16384, K 768..14336; BENCHMARKS.md 2026-12-01
+#: fifth session, docs/results/2026-12-01_h200_splitk/rule_regret.py): a decode kernel with 3
+#: pipeline stages (contract.decode_stages: the wide kernel's token tiles of 208+) streams each
+#: row 1.4x slower, one with 4 stages (token tile 192) 1.25x; the tile schedule at these sizes
+#: 1.35x (partial row tiles, one tile per CTA). Fitted on half the points, they improved the
+#: other half either way round.
+FILL_PRICE_3_STAGES = 1.4
+FILL_PRICE_4_STAGES = 1.25
+FILL_PRICE_TILE = 1.35
+
+
+def _fill_price(option: tuple[str, int, int]) -> float:
+    schedule, bn, cg = option
+    if schedule != "swapab":
+        return FILL_PRICE_TILE
+    stages = decode_stages(bn, SWAPAB_BM * (2 if swapab_wide(cg) else 1))
+    return (FILL_PRICE_3_STAGES if stages <= 3 else FILL_PRICE_4_STAGES if stages == 4
+            else 1.0)
+
+
+def fill_cost(option: tuple[str, int, int], M: int, N: int, sm_budget: int,
+              priced: bool = True) -> float:
     """Relative time of one option under the wave-fill model: waves x rows loaded per k-step of
     one work unit. Work units: a 64-row W tile for every token tile (decode, cta_group 1: the
     CTA loops over its token tiles), a (128-row W tile, token tile) pair (the wide decode
     kernel), a 128-row x BN tile (tile schedule); waves = ceil(units / CTAs that fit). At decode
     sizes a unit's time follows the rows it streams per k-step (W rows + token rows), and the
     slowest SM sets the kernel's time. Calibrated on one H200 (BENCHMARKS.md, 2026-12-01 fourth
-    session: N 2048..16384, the measured best candidate at M 16..512 for 5 shapes)."""
+    session: N 2048..16384, the measured best candidate at M 16..512 for 5 shapes); `priced`:
+    times the FILL_PRICE_* of its pipeline depth or schedule (fifth session)."""
     schedule, bn, cg = option
     if schedule == "swapab" and cg == 1:
         units, per_unit = N // SWAPAB_BM, cdiv(M, bn) * (SWAPAB_BM + bn)
@@ -257,18 +280,21 @@ def fill_cost(option: tuple[str, int, int], M: int, N: int, sm_budget: int) -> i
     else:
         units, per_unit = gemm_tiles(M, N, bn, cg), BM + bn
         slots = max(cg, (sm_budget // cg) * cg)
-    return cdiv(max(units, 1), max(slots, 1)) * per_unit
+    cost = cdiv(max(units, 1), max(slots, 1)) * per_unit
+    return cost * _fill_price(option) if priced else cost
 
 
 #: When the wave-fill rule takes the splitk schedule (choose_splitk), fitted on one H200 (mode
 #: none, N 1024..4096, K 1024..14336, M 1..256, the worse of warm and cold weights) and checked
 #: at 8 shapes it was not fitted to (BENCHMARKS.md 2026-12-01 fifth session): splitting K paid
 #: where the decode kernel had few W tiles for the SMs and long ones: clusters of 4 (N <= 1920)
-#: 1.3x-2.7x up to M = 128, clusters of 2 (N 2048..3072) 1.05x-1.5x up to M = 64 (a wash at M
-#: 96..128); nothing or a loss at N >= 3584, at K <= 2048 (the handoff then costs more than the
-#: split saves) and past one token tile (M > 128: a handoff per token tile).
-SPLITK_MAX_W_TILES = 48          # N / 64 at most (N <= 3072)
-SPLITK_MIN_K_TILES = 48          # K / 64 at least (K >= 3072)
+#: 1.3x-2.7x up to M = 128, clusters of 2 (N 2048..3328) 1.05x-1.5x up to M = 64 (a wash at M
+#: 96..128); nothing or a loss at N >= 4096, at K <= 2368 (the handoff then costs more than the
+#: split saves) and past one token tile (M > 128: a handoff per token tile). The bounds were
+#: widened to N 3584 / K 2816 after call 7's random shapes (N 2944 K 3008: 1.16x; N 3328 K 4544:
+#: 1.37x).
+SPLITK_MAX_W_TILES = 56          # N / 64 at most (N <= 3584)
+SPLITK_MIN_K_TILES = 44          # K / 64 at least (K >= 2816)
 SPLITK_MAX_M = {4: 128, 2: 64}   # per cluster size
 
 
@@ -292,7 +318,7 @@ def choose_splitk(M: int, N: int, K: int, arch: str, sm_budget: int,
 
 def choose_none_by_fill(M: int, N: int, arch: str, sm_budget: int, land_rows: int,
                         bns: tuple[int, ...] | None = None, K: int | None = None,
-                        cluster_slots: dict[int, int] | None = None
+                        cluster_slots: dict[int, int] | None = None, priced: bool = True
                         ) -> tuple[str, int, int] | None:
     """(schedule, bn, cta_group) of a mode-none call at M <= SWAPAB_MAX_ROWS without a tuning
     table, by the wave-fill model (fill_cost), where the arch has the wide decode kernel
@@ -309,7 +335,7 @@ def choose_none_by_fill(M: int, N: int, arch: str, sm_budget: int, land_rows: in
         if split is not None:
             return split
     opts = fill_options(M, N, arch, bns)
-    return min(opts, key=lambda o: fill_cost(o, M, N, sm_budget))
+    return min(opts, key=lambda o: fill_cost(o, M, N, sm_budget, priced))
 
 
 #: default_should_run's bounds (see there).

@@ -9,7 +9,8 @@ This probe times every path of a point in `--rounds` rounds, each round in a fre
 order, and reports medians: torch.mm and, per rule, the (schedule, bn, cta_group) it picks.
 
 Rules: `dispatch` (the op's own: a tuning table of the cache root if one exists for the
-shape, else its rules), `fill` (dispatch.choose_none_by_fill where it applies), `rules`
+shape, else its rules), `fill` (dispatch.choose_none_by_fill where it applies; `fill-flat`:
+without its prices), `rules`
 (the rules before it: choose_schedule + token tile + choose_bn), `fill-x80.96.112` (the fill
 rule without those token tiles), `cands` (every candidate of
 the tuning sweep at M, tuning.candidates), `splitk-c2` / `splitk-c4` (the splitk schedule
@@ -82,6 +83,8 @@ def resolve(rule: str, M: int, N: int, arch: str, sm_budget: int, land_rows: int
         return rules_choice(M, N, arch, sm_budget, land_rows)
     if rule == "fill":
         return dispatch.choose_none_by_fill(M, N, arch, sm_budget, land_rows)
+    if rule == "fill-flat":   # the fill rule without its prices (before the fifth session)
+        return dispatch.choose_none_by_fill(M, N, arch, sm_budget, land_rows, priced=False)
     if rule.startswith("fill-x"):   # the fill rule without some token tiles: fill-x80.96.112
         drop = {int(v) for v in rule[len("fill-x"):].split(".") if v.isdigit()}
         bns = tuple(b for b in contract.swapab_bns(arch, "none") if b not in drop)
