@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import random
 import sys
 from pathlib import Path
 from types import SimpleNamespace
@@ -516,3 +517,74 @@ def test_after_elementwise_precedes_every_timed_call(fake_bench, monkeypatch):
     assert fake_bench.with_prelude(fn) is fn
     assert bench.parse_args(["--after-elementwise"]).after_elementwise
     assert not bench.parse_args([]).after_elementwise
+
+
+def test_time_paths_rounds_in_shared_random_orders(fake_bench, monkeypatch):
+    """--rounds R: every path timed R times, round 1 in the given order and each later round in
+    a fresh order drawn from --seed (the same draws on every rank), medians; a path that fails
+    in any round is dropped from the later ones with the reason."""
+    b, log = fake_bench, []
+    times = {"a": [5.0, 7.0, 6.0], "b": [9.0, 1.0, 2.0], "c": [3.0, 3.0, 3.0], "d": [1.0]}
+
+    def path(name, fail_on=None):
+        def call():
+            n = sum(1 for x in log if x == name)
+            log.append(name)
+            if fail_on is not None and n == fail_on:
+                raise RuntimeError(f"{name} failed in round {n + 1}")
+            return times[name][n]
+        return call
+    monkeypatch.setattr(b, "timed", lambda fn: fn())
+    none = lambda: None  # noqa: E731
+    paths = {"a": (path("a"), none), "b": (path("b"), none), "c": (path("c"), none),
+             "d": (path("d", fail_on=1), none)}
+    b.args.rounds, b.rng = 3, random.Random(5)
+    got = b.time_paths(paths)
+    assert log[:4] == ["a", "b", "c", "d"]                      # round 1: as given
+    assert got["a"] == (6.0, None) and got["b"] == (2.0, None) and got["c"] == (3.0, None)
+    assert got["d"][0] is None and "d failed in round 2" in got["d"][1]
+    assert sorted(log) == sorted(["a"] * 3 + ["b"] * 3 + ["c"] * 3 + ["d"] * 2)
+    first = list(log)
+    log.clear()
+    b.rng = random.Random(5)
+    b.time_paths(paths)
+    assert log == first                                         # same seed, same orders
+    # rounds 2 and 3 drew their own orders (d, failed in round 2, is not in round 3)
+    assert sorted(log[4:8]) == ["a", "b", "c", "d"] and sorted(log[8:]) == ["a", "b", "c"]
+    assert log[4:8] != ["a", "b", "c", "d"] or log[8:] != ["a", "b", "c"]
+
+
+def test_measure_with_rounds(fake_bench, monkeypatch):
+    """A whole row with --rounds 3: the same paths, each timed three times (the clock's values
+    then differ from the one-round run, but every time is a median of three of them)."""
+    fake_bench.args.rounds = 3
+    calls = []
+    clock = itertools.count(start=10)
+    monkeypatch.setattr(fake_bench, "timed", lambda fn: (fn(), calls.append(1),
+                                                         float(next(clock)))[2])
+    r = fake_bench.measure(64, 16, (torch.randn(256, 64) * 0.1).to(torch.bfloat16))
+    one = 1 + 1 + 1 + 1 + 3   # torch.mm, nccl, fused, ours, the three candidates that run
+    assert len(calls) == 3 * one
+    assert "error" not in r and r["fused_relerr"] == 0.0 and r["best_unfused"] == "nccl"
+    timed = [r["gemm_us"], r["baselines"]["nccl"], r["fused_us"], r["ours_gemm_us"]]
+    assert all(10.0 <= t < 10 + 3 * one for t in timed) and len(set(timed)) == 4
+
+
+def test_a_path_failing_while_timed_is_recorded_and_reset(fake_bench, monkeypatch):
+    """The fused op checks out but fails while timed (e.g. a kernel time-out in graph replay):
+    the row records the error, the op's error record and the group's state are reset, and the
+    other paths keep their times."""
+    b, resets, n = fake_bench, [], itertools.count(1)
+    b.args.tune_out = None
+    b.group = SimpleNamespace(reset_state=lambda: resets.append("group"))
+
+    def timed(fn):
+        fn()
+        i = next(n)
+        if i == 3:                       # torch.mm, nccl, then fused
+            raise RuntimeError("KernelTimeoutError: rank 0 waited for its peer")
+        return float(10 + i)
+    monkeypatch.setattr(b, "timed", timed)
+    r = b.measure(64, 16, (torch.randn(256, 64) * 0.1).to(torch.bfloat16))
+    assert r["fused_us"] is None and "waited for its peer" in r["error"] and resets == ["group"]
+    assert r["gemm_us"] == 11.0 and r["baselines"]["nccl"] == 12.0 and r["ours_gemm_us"] == 14.0

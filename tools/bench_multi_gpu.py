@@ -29,8 +29,11 @@ group 1/2, swapab at its token tile) is timed too; the fastest per M is 'tuned',
 writes one tuning table per (mode, K) to DIR/tuning/ (DIR is a cache root, e.g. generated).
 A candidate whose construction or prepare raises CacheMissError / InputError is skipped with
 the reason. A result off by more than baselines.MAX_RELERR is recorded as wrong and skipped.
-Timing: `--iters` calls captured in one CUDA graph, `--warmup` replays, median of `--replays`
-replays / iters, per rank; the reported time is the slowest rank's (all_reduce MAX). With
+Timing: every path of a row (torch.mm, the baselines, fused, ours GEMM, the candidates) is built
+and checked first, then timed: `--iters` calls captured in one CUDA graph, `--warmup` replays,
+median of `--replays` replays / iters, per rank; with `--rounds R` every path R times, rounds
+after the first in a fresh random order (`--seed`, the same on every rank), the median of the
+rounds; the reported time is the slowest rank's (all_reduce MAX). With
 `--cold-weights` every call of every path (ours and the baselines) reads the next of several
 copies of W that span twice the L2, so W comes from HBM as in a model; without it one W of
 11-33 MB stays in the L2 across replays.
@@ -45,7 +48,9 @@ import argparse
 import inspect
 import json
 import os
+import random
 import shlex
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -85,6 +90,10 @@ def parse_args(argv=None):
     ap.add_argument("--iters", type=int, default=10, help="calls per captured graph")
     ap.add_argument("--replays", type=int, default=50, help="timed replays (median taken)")
     ap.add_argument("--warmup", type=int, default=5, help="untimed replays")
+    ap.add_argument("--rounds", type=int, default=1,
+                    help="time every path of a row this many times, each round after the first "
+                         "in a fresh random order (the same on every rank), and take medians")
+    ap.add_argument("--seed", type=int, default=0, help="the rounds' order (every rank the same)")
     ap.add_argument("--timeout-ms", type=int, default=2000)
     ap.add_argument("--link-mib", type=int, default=512,
                     help="MiB copied from the peer to measure the NVLink bandwidth (0: not measured)")
@@ -171,6 +180,7 @@ class Bench:
         self.max_M = max(args.ms)
         self.link: dict = {}  # the peer-bandwidth probe's result (measure_link)
         self.prelude_x = None  # the x that --after-elementwise rewrites before each timed call
+        self.rng = random.Random(args.seed)  # the rounds' orders: the same draws on every rank
 
     def say(self, text: str) -> None:
         if self.rank == 0:
@@ -219,50 +229,83 @@ class Bench:
             raise ValueError(f"wrong result: relerr {err:.2e} against the first baseline")
         return out.clone(), err
 
-    # ---- one (mode, K, M) ---------------------------------------------------------------------
-    def measure_baselines(self, row: dict, x, w, M: int):
-        """Time and check every baseline; returns the reference (the first one's result)."""
+    # ---- one (mode, K, M): every path is built and checked first, then timed together --------
+    def time_paths(self, paths: dict) -> dict:
+        """{key: (us, None) or (None, why)} of every `paths[key]` = (call, after): `call` timed
+        (self.timed, then `after()`, e.g. the op's synchronize that raises a recorded kernel
+        error) in --rounds rounds, each in a fresh order drawn from the same seed on every rank
+        (round 1 in the given order), on every rank at once; the median per path, then the
+        slowest rank's. A path failing on any rank is dropped from later rounds with the reason.
+        Timing paths one after another in a fixed order lets the GPU's recent clock and power rank
+        two close paths by when they ran (graph_timing.interleaved_medians)."""
+        samples = {k: [] for k in paths}
+        why: dict = {}
+        keys = list(paths)
+        for r in range(max(1, self.args.rounds)):
+            order = list(keys)
+            if r:
+                self.rng.shuffle(order)
+            for k in order:
+                if k in why:
+                    continue
+                call, after = paths[k]
+                us, err = self.step(lambda: (self.timed(call), after())[0])
+                if err:
+                    why[k] = err
+                else:
+                    samples[k].append(us)
+        med = [statistics.median(samples[k]) if k not in why else INF for k in keys]
+        slow = self.slowest(med) if keys else []
+        return {k: ((None, why[k]) if k in why else (t, None)) for k, t in zip(keys, slow)}
+
+    def check_baselines(self, row: dict, x, w, M: int) -> tuple:
+        """Run and check every baseline once: (reference, {name: call} of those that ran right);
+        the failures go to row["baseline_errors"]. The reference is the first good result."""
         calls, why = self.unfused.calls(x, w, M)
-        ref, times, names = None, {}, self.unfused.names
-        for name in names:
+        ref, good = None, {}
+        for name in self.unfused.names:
             err = self.agree(why.get(name))  # a set-up failure on any rank: no rank runs it
-            if not err:
-                times[name], err = self.step(lambda: self.timed(calls[name]))
             if not err:
                 res, err = self.step(lambda: self.result(calls[name], ref))
             if err:
                 why[name] = err
-            elif ref is None:
+                continue
+            good[name] = calls[name]
+            if ref is None:
                 ref = res[0]
-        slow = self.slowest([times[n] if n not in why else INF for n in names])
-        row["baselines"] = {n: (None if t == INF else t) for n, t in zip(names, slow)}
         row["baseline_errors"] = why
-        return ref
+        return ref, good
 
-    def measure_fused(self, M: int, x, w, ref, schedule, bn, cg) -> dict:
-        """Build, time and check one fused configuration on every rank: {us, relerr, variant,
-        bn, cta_group, grid} or {skipped: why}. A construction or prepare error (CacheMissError,
-        InputError: e.g. the variant is not in the cache) skips it."""
+    def check_fused(self, M: int, x, w, ref, schedule, bn, cg) -> dict:
+        """Build and check one fused configuration on every rank: {call, after, op, relerr} or
+        {skipped: why}. A construction or prepare error (CacheMissError, InputError: e.g. the
+        variant is not in the cache) or a wrong or failed call skips it (the group's state reset
+        after a failed call)."""
         op, err = self.step(lambda: self.ops.get(M, schedule, bn, cg))
         if err:
             return {"skipped": err}
         out = self.torch.empty(op.out_shape(M), dtype=self.torch.bfloat16, device=self.device)
         call = lambda: op(self.rank, x, weight_of(w), out=out)  # noqa: E731
-        us, err = self.step(lambda: (self.timed(call), op.synchronize())[0])
-        if not err:
-            res, err = self.step(lambda: self.result(call, ref, op.synchronize))
+        res, err = self.step(lambda: self.result(call, ref, op.synchronize))
         if err:
-            _, why = self.step(lambda: (op.reset_errors(), self.group.reset_state()))
-            return {"skipped": err + (f"; then the reset failed: {why}" if why else "")}
-        return {"us": self.slowest([us])[0], "relerr": res[1], **op.last_launch[self.rank],
-                "sm_budget": op.sm_budget}
+            return {"skipped": self.reset_after(op, err)}
+        return {"call": call, "after": op.synchronize, "op": op, "relerr": res[1]}
 
-    def measure_ours_gemm(self, M: int, x, w, row: dict, ref) -> dict:
+    def reset_after(self, op, err: str, group: bool = True) -> str:
+        """Clear a failed op's error record (and the group's state): the reason, with the
+        reset's failure if any."""
+        _, why = self.step(lambda: (op.reset_errors(), self.group.reset_state() if group else None))
+        return err + (f"; then the reset failed: {why}" if why else "")
+
+    def fused_info(self, f: dict) -> dict:
+        op = f["op"]
+        return {**op.last_launch[self.rank], "sm_budget": op.sm_budget}
+
+    def check_ours_gemm(self, M: int, x, w, row: dict, ref) -> dict:
         """Our GEMM alone, as the fused row ran it: GemmRsAr mode 'none' with the schedule, BN
-        and CTA group of the row's variant (codegen.spec.Variant.parse) and its sm_budget, timed
-        like a row on every rank at once (slowest rank) and checked against `ref` (torch.mm's
-        result, or None): {ours_gemm_us, ours_gemm_relerr, ours_gemm_variant, ours_gemm_grid}
-        or {ours_gemm_us: None, ours_gemm_error: why}."""
+        and CTA group of the row's variant (codegen.spec.Variant.parse) and its sm_budget, checked
+        against `ref` (torch.mm's result, or None): {call, after, op, relerr} or {ours_gemm_us:
+        None, ours_gemm_error: why}, or {ours_gemm_us: None} with --no-ours-gemm."""
         from codegen.spec import Variant
 
         if self.args.no_ours_gemm:
@@ -279,16 +322,11 @@ class Bench:
             return {"ours_gemm_us": None, "ours_gemm_error": err}
         out = self.torch.empty(op.out_shape(M), dtype=self.torch.bfloat16, device=self.device)
         call = lambda: op(0, x, weight_of(w), out=out)  # noqa: E731  (group-less: local rank 0)
-        us, err = self.step(lambda: (self.timed(call), op.synchronize())[0])
-        if not err:
-            res, err = self.step(lambda: self.result(call, ref, op.synchronize))
+        res, err = self.step(lambda: self.result(call, ref, op.synchronize))
         if err:
-            _, why = self.step(op.reset_errors)
             return {"ours_gemm_us": None,
-                    "ours_gemm_error": err + (f"; then the reset failed: {why}" if why else "")}
-        launch = op.last_launch[0]
-        return {"ours_gemm_us": self.slowest([us])[0], "ours_gemm_relerr": res[1],
-                "ours_gemm_variant": launch["variant"], "ours_gemm_grid": launch["grid"]}
+                    "ours_gemm_error": self.reset_after(op, err, group=False)}
+        return {"call": call, "after": op.synchronize, "op": op, "relerr": res[1]}
 
     def measure(self, K: int, M: int, w) -> dict:
         row = {"tp": self.tp, "mode": self.mode, "K": K, "M": M, "N": self.N,
@@ -301,32 +339,83 @@ class Bench:
             self.prelude_x = None
 
     def _measure(self, row: dict, K: int, M: int, x, w) -> dict:
-        mm_out = self.torch.empty(M, self.N, dtype=self.torch.bfloat16, device=self.device)
-        t, _ = self.step(lambda: self.timed(lambda: self.torch.mm(x, weight_of(w).t(), out=mm_out)))
-        t = self.slowest([INF if t is None else t])[0]
-        row["gemm_us"] = None if t == INF else t
-        ref = self.measure_baselines(row, x, w, M)
-        a = self.args
-        fused = self.measure_fused(M, x, w, ref, a.schedule, a.bn, a.cta_group)
+        a, torch = self.args, self.torch
+        mm_out = torch.empty(M, self.N, dtype=torch.bfloat16, device=self.device)
+        mm = lambda: torch.mm(x, weight_of(w).t(), out=mm_out)  # noqa: E731
+        mm_ok, mm_err = self.step(lambda: (mm(), torch.cuda.synchronize(self.device)))
+        # 1. build and check every path (timing comes after, all paths together)
+        ref, good = self.check_baselines(row, x, w, M)
+        fused = self.check_fused(M, x, w, ref, a.schedule, a.bn, a.cta_group)
         if "skipped" in fused and a.schedule != "tile":
             note = f"{fused['skipped']}; fell back to the tile schedule"
-            fused = {**self.measure_fused(M, x, w, ref, "tile", a.bn, a.cta_group), "fused_note": note}
+            fused = {**self.check_fused(M, x, w, ref, "tile", a.bn, a.cta_group),
+                     "fused_note": note}
             self.say(f"  M={M}: {note}")
         if "skipped" in fused:
             row["error"] = fused.pop("skipped")
-        row["fused_us"], row["fused_relerr"] = fused.pop("us", None), fused.pop("relerr", None)
-        row.update(fused)
-        mm_ref = mm_out if row["gemm_us"] is not None else None  # this rank's x @ w^T
-        row.update(self.measure_ours_gemm(M, x, w, row, mm_ref))
+        else:
+            row.update(self.fused_info(fused))
+        if "fused_note" in fused:
+            row["fused_note"] = fused["fused_note"]
+        mm_ref = mm_out if mm_err is None else None  # this rank's x @ w^T
+        ours = self.check_ours_gemm(M, x, w, row, mm_ref)
+        cands = []
         if a.tune_out is not None:
-            row["candidates"] = [{**self.measure_fused(M, x, w, ref, s, bn, cg),
-                                  "schedule": s, "bn": bn, "cta_group": cg}
-                                 for s, bn, cg in candidates(M, self.N, mode=self.mode, K=K)]
-            for c in row["candidates"]:
-                if c.get("skipped") and c["schedule"] != "tile":
-                    self.say(f"  M={M}: {c['schedule']} bn{c['bn']} c{c['cta_group']} skipped "
-                             f"({c['skipped'][:200]}); "
+            for s_, bn, cg in candidates(M, self.N, mode=self.mode, K=K):
+                c = self.check_fused(M, x, w, ref, s_, bn, cg)
+                if c.get("skipped") and s_ != "tile":
+                    self.say(f"  M={M}: {s_} bn{bn} c{cg} skipped ({c['skipped'][:200]}); "
                              f"the tile schedule stands in")
+                if "op" in c:
+                    c["info"] = c["op"].last_launch[self.rank]
+                cands.append(((s_, bn, cg), c))
+        # 2. time them together: torch.mm, the baselines, fused, ours, the candidates
+        none = lambda: None  # noqa: E731
+        paths = {} if mm_err else {"gemm": (mm, none)}
+        paths.update({("base", n): (c, none) for n, c in good.items()})
+        if "call" in fused:
+            paths["fused"] = (fused["call"], fused["after"])
+        if "call" in ours:
+            paths["ours"] = (ours["call"], ours["after"])
+        for i, (_, c) in enumerate(cands):
+            if "call" in c:
+                paths[("cand", i)] = (c["call"], c["after"])
+        t = self.time_paths(paths)
+        # 3. the row
+        row["gemm_us"] = t["gemm"][0] if "gemm" in t else None
+        for n in self.unfused.names:
+            if ("base", n) in t and t[("base", n)][1]:
+                row["baseline_errors"][n] = t[("base", n)][1]
+        row["baselines"] = {n: t[("base", n)][0] if ("base", n) in t else None
+                            for n in self.unfused.names}
+        row["fused_us"], row["fused_relerr"] = None, None
+        if "fused" in t:
+            us, err = t["fused"]
+            if err:
+                row["error"] = self.reset_after(fused["op"], err)
+            else:
+                row["fused_us"], row["fused_relerr"] = us, fused["relerr"]
+        if "call" in ours:
+            us, err = t["ours"]
+            launch = ours["op"].last_launch[0]
+            row.update({"ours_gemm_us": us, "ours_gemm_relerr": ours["relerr"],
+                        "ours_gemm_variant": launch["variant"], "ours_gemm_grid": launch["grid"]}
+                       if not err else
+                       {"ours_gemm_us": None,
+                        "ours_gemm_error": self.reset_after(ours["op"], err, group=False)})
+        else:
+            row.update(ours)
+        if a.tune_out is not None:
+            row["candidates"] = []
+            for i, ((s_, bn, cg), c) in enumerate(cands):
+                if "call" not in c:
+                    entry = {"skipped": c["skipped"]}
+                else:
+                    us, err = t[("cand", i)]
+                    entry = ({"skipped": self.reset_after(c["op"], err)} if err else
+                             {"us": us, "relerr": c["relerr"], **c["info"],
+                              "sm_budget": c["op"].sm_budget})
+                row["candidates"].append({**entry, "schedule": s_, "bn": bn, "cta_group": cg})
         return summarize(row)
 
     # ---- the peer bandwidth ---------------------------------------------------------------------

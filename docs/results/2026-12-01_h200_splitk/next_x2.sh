@@ -17,6 +17,8 @@
 # <= 3072, K >= 3072; BENCHMARKS.md fifth session): N 2048 (a 2B-class model's hidden size), K
 # per rank 4096 / 8192, the dispatch (one 64-row W tile per CTA: 32 CTAs) against splitk with
 # clusters of 2 and of 4. If it wins, give rs/ar dispatch.choose_splitk (with its own bounds).
+# bench_multi_gpu.py --rounds 3 (new, not yet run on two GPUs: CPU tests only) times every path
+# of a row three times in shared random orders.
 export TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1 PYTHONUNBUFFERED=1 CUDA_DEVICE_MAX_CONNECTIONS=32 CODEGEN_WAIT_TIMEOUT_MS=5000 PYTHONPATH=. CODEGEN_CACHE_DIR=cache_tp2
 R=$OUT/r; mkdir -p $R
 T0=$(date +%s)
@@ -31,14 +33,14 @@ case "${1:-}" in
     for fix in "" "--schedule splitk --cta-group 2" "--schedule splitk --cta-group 4"; do
       tag=$(echo "${fix:-dispatch}" | tr -d ' -' )
       timeout 170 $TR tools/bench_multi_gpu.py --modes rs,ar --n 2048 --ks 4096,8192 \
-        --ms 16,32,64,128 $fix --json $R/splitk_$tag.json > $R/splitk_$tag.txt 2>&1
+        --ms 16,32,64,128 --rounds 3 $fix --json $R/splitk_$tag.json > $R/splitk_$tag.txt 2>&1
       echo "splitk $tag rc=$? $(( $(date +%s)-T0 ))s"; grep -E "^\s+(rs|ar) " $R/splitk_$tag.txt | cut -c1-110
     done ;;
   smalln)
     for fix in "" "--schedule swapab --bn 64 --cta-group 2" "--schedule swapab --bn 128 --cta-group 2"; do
       tag=$(echo "${fix:-dispatch}" | tr -d ' -' )
       timeout 150 $TR tools/bench_multi_gpu.py --modes rs,ar --n 4096 --ks 2048,7168 \
-        --ms 64,128,256,384,512 $fix --json $R/smalln_$tag.json > $R/smalln_$tag.txt 2>&1
+        --ms 64,128,256,384,512 --rounds 3 $fix --json $R/smalln_$tag.json > $R/smalln_$tag.txt 2>&1
       echo "smalln $tag rc=$? $(( $(date +%s)-T0 ))s"; grep -E "^\s+(rs|ar) " $R/smalln_$tag.txt | cut -c1-110
     done ;;
   large)
