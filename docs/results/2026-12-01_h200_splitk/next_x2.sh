@@ -1,13 +1,17 @@
 #!/bin/bash
 # For the next session lent nvidia-h200-x2 (written 2026-12-01, fifth session; NOT run).
-# Supersedes ../2026-12-01_h200_shapes/next_x2.sh (same `large` and `smalln`; adds `check` and
-# `splitk`). Build here first (CPU, ~2 min), narrowed so the carry stays under 64 MiB with the
-# checkout (~37 MB), cubins only:
+# Replaces the fourth session's next_x2.sh (never run; removed: same `large` and `smalln`, here
+# with `check` and `splitk` added). Build here first (CPU, ~2 min), narrowed so the carry stays
+# under 64 MiB with the checkout (~37 MB), cubins only:
 #   codegen build --tp 2 --arch sm_90a --transport unicast --no-progress --cache-dir cache_tp2
 #   mkdir -p cache_tp2/tuning && cp docs/results/2026-12-01_h200_third/tuning/*.json cache_tp2/tuning/
 #   python -c "import sys; sys.path.insert(0, 'tools'); from ab_cubins import strip_to_cubins; \
 #       from pathlib import Path; strip_to_cubins(Path('cache_tp2'))"
-#   (for `large` also the two A/B roots of ../2026-12-01_h200_shapes/next_x2.sh)
+#   for `large` also two older builds of the tile kernels (3 builds A/B on the link):
+#   python tools/ab_cubins.py 68898f8 --cache-dir cache_tp2/ab_prev --cubins-only -- --tp 2 \
+#       --arch sm_90a --transport unicast --schedule tile --mode rs,ar   (grouped order, stores at once)
+#   python tools/ab_cubins.py 3b222c0 --cache-dir cache_tp2/ab_old --cubins-only -- --tp 2 \
+#       --arch sm_90a --transport unicast --schedule tile --mode rs,ar   (before the grouped order)
 # then carry `cache_tp2` and run:
 #   bash docs/results/2026-12-01_h200_splitk/next_x2.sh check    (~1 min: correctness, splitk on real ranks first time)
 #   bash docs/results/2026-12-01_h200_splitk/next_x2.sh splitk   (~3 min: fused splitk at small N)
