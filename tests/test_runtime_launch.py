@@ -60,3 +60,24 @@ def test_entry_without_pdl_and_the_default_launch_plainly(monkeypatch):
         assert _kernel((1, 1, 1), pdl=True).launch_config(7, 0).numAttrs == 0
     monkeypatch.delenv("CODEGEN_PDL")
     assert _kernel((1, 1, 1), pdl=True).launch_config(7, 0).numAttrs == 0
+
+
+def test_max_active_clusters_asks_the_driver_once(monkeypatch):
+    """LoadedKernel.max_active_clusters: the driver's cuOccupancyMaxActiveClusters at the
+    kernel's own launch config (block, shared memory, cluster), asked once and kept; None for a
+    kernel without a cluster (the splitk grid then has nothing to cap)."""
+    import codegen.runtime.kernel as kernel_mod
+
+    asked = []
+
+    def fake_call(name, func, cfg):
+        asked.append((name, func, cfg.blockDimX, cfg.sharedMemBytes, cfg.numAttrs,
+                      cfg.attrs[0].value.clusterDim.x, cfg.gridDimX))
+        return 30
+    monkeypatch.setattr(kernel_mod, "call", fake_call)
+    k = _kernel((4, 1, 1))
+    k._function = "fn"                      # as if loaded
+    assert k.cluster_size == 4
+    assert k.max_active_clusters == 30 and k.max_active_clusters == 30
+    assert asked == [("cuOccupancyMaxActiveClusters", "fn", 384, 200704, 1, 4, 4)]
+    assert _kernel((1, 1, 1)).max_active_clusters is None
