@@ -126,7 +126,7 @@ def _matrix_args(p: argparse.ArgumentParser, tp_required: bool) -> None:
                         f"swapab token tiles {','.join(map(str, SWAPAB_BNS))}; {_extra_bns_help()})")
     p.add_argument("--schedule", type=_csv(str, SCHEDULES), default=SCHEDULES,
                    help="default: tile,swapab,splitk (swapab: the decode schedule for M <= 512; "
-                        "splitk: the decode schedule with K split over a cluster, sm_90a)")
+                        "splitk: the decode schedule with K split over a cluster)")
     p.add_argument("--cta-group", type=_csv(int, ALL_CTA_GROUPS), default=None,
                    help="default: every one of each schedule (tile 1,2; swapab 1,2; splitk "
                         f"{','.join(map(str, SPLITK_CTA_GROUPS))}: the K-split cluster size)")

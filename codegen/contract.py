@@ -41,10 +41,10 @@ DTYPES = ("bf16",)
 #: "splitk": the decode schedule with K split over a cluster of `cta_group` CTAs (2 or 4) per
 #: 64-row W tile, their f32 partial tiles summed through distributed shared memory before the
 #: store / push: N / 64 x cta_group CTAs stream the weight where N / 64 alone leaves SMs idle
-#: (N <= 4096). Same parameters, landing buffers and exchange as "swapab" (decode_schedule);
-#: sm_90a only (no sm_100a version: nothing here could run it).
+#: (N <= 4096). Same parameters, landing buffers and exchange as "swapab" (decode_schedule).
+#: sm_100a: compiled and PTX-checked only (no Blackwell GPU here), never dispatched by a rule.
 SCHEDULES = ("tile", "swapab", "splitk")
-SCHEDULE_ARCHS = {"tile": ARCHS, "swapab": ARCHS, "splitk": ("sm_90a",)}
+SCHEDULE_ARCHS = {"tile": ARCHS, "swapab": ARCHS, "splitk": ARCHS}
 SWAPAB_BNS = (16, 32, 64, 128, 256)
 #: More token tiles of the decode kernels, per arch and mode: 144/160/192/208/224 tokens (WGMMA
 #: N 72/80/96/104/112 per warpgroup, or the whole tile in the wide kernel) serve M 129..224 with

@@ -15,8 +15,8 @@ __all__ = ["ARCHS", "BNS", "CTA_GROUPS", "DTYPES", "MODES", "SCHEDULES", "SWAPAB
 
 _TEMPLATES = {("sm_90a", "tile"): "sm90_gemm.py.j2", ("sm_100a", "tile"): "sm100_gemm.py.j2",
               ("sm_90a", "swapab"): "sm90_swapab.py.j2", ("sm_100a", "swapab"): "sm100_swapab.py.j2",
-              # the K-split decode kernel is the sm_90a decode template with a cluster
-              ("sm_90a", "splitk"): "sm90_swapab.py.j2"}
+              # the K-split decode kernel is each arch's decode template with a cluster
+              ("sm_90a", "splitk"): "sm90_swapab.py.j2", ("sm_100a", "splitk"): "sm100_swapab.py.j2"}
 
 _NAME_RE = re.compile(
     r"gemm_(?P<mode>[a-z]+)"

@@ -129,14 +129,21 @@ def test_arch_instructions(built, v):
         # (ld.shared::cluster, one per CTA and 16-byte vector), after remote mbarrier arrivals
         # that publish them (ready) and release them (free)
         ks = v.cta_group
-        assert ".target sm_90a" in ptx and v.arch == "sm_90a"
-        assert built[v][1]["launch"]["cluster"] == [ks, 1, 1]
-        assert built[v][1]["launch"]["ksplit"] == ks
-        assert built[v][1]["launch"]["ab_stages"] == contract.decode_stages(v.bn, 64, ks)
+        launch = built[v][1]["launch"]
+        assert launch["cluster"] == [ks, 1, 1] and launch["ksplit"] == ks
+        assert launch["schedule"] == "splitk"
+        assert launch["ab_stages"] == contract.decode_stages(v.bn, 64, ks)
         assert not _has(ptx, r"multicast::cluster")
-        wn = v.bn // 2 if v.bn >= 32 else v.bn
-        assert _has(ptx, rf"wgmma\.mma_async\.sync\.aligned\.m64n{wn}k16\.f32\.bf16\.bf16")
-        assert len(re.findall(r"ld\.shared::cluster\.v4\.f32", ptx)) == ks
+        if v.arch == "sm_90a":
+            assert ".target sm_90a" in ptx and not _has(ptx, r"tcgen05")
+            wn = v.bn // 2 if v.bn >= 32 else v.bn
+            assert _has(ptx, rf"wgmma\.mma_async\.sync\.aligned\.m64n{wn}k16\.f32\.bf16\.bf16")
+        else:   # compile-only: one CTA per MMA, the accumulator in TMEM
+            assert ".target sm_100a" in ptx and not _has(ptx, r"wgmma")
+            assert set(_tcgen05_mma_shapes(ptx)) == {(contract.SWAPAB_BM, v.bn)}
+            assert not _has(ptx, r"tcgen05\.mma\.cta_group::2")
+        loads = len(re.findall(r"ld\.shared::cluster\.v4\.f32", ptx))
+        assert loads >= ks and loads % ks == 0, "one per cluster CTA (times the unrolling)"
         assert len(re.findall(r"mapa\.shared::cluster", ptx)) >= ks
         arrivals = re.findall(r"mbarrier\.arrive\.release\.cluster\.shared::cluster", ptx)
         assert len(arrivals) == 2 * ks, "ready and free: one remote arrival per CTA each"
@@ -144,7 +151,6 @@ def test_arch_instructions(built, v):
         assert _has(ptx, r"cvt\.rn\.bf16x2\.f32")   # the f32 sum rounded once
         assert _has(ptx, r"st\.global\.v4") or v.mode == "ar" and v.transport == "multicast"
         assert _has(ptx, r"ld\.volatile\.global\.v4") == (v.mode != "none")
-        assert not _has(ptx, r"tcgen05")
     elif v.arch == "sm_90a":
         assert ".target sm_90a" in ptx
         assert _has(ptx, r"wgmma\.mma_async")

@@ -11,9 +11,9 @@ def test_name_round_trip_whole_matrix(tp):
     # tile, per arch: 2 modes x 2 transports x 3 bn (128, 224, 256) x 2 cg = 24 collective + 6
     # plain GEMMs; swapab: 2 modes x 2 transports x 5 token tiles x cta groups (sm_90a 2 and 6,
     # sm_100a 1) collective + token tiles x cta groups plain (sm_90a: also 160 for every mode,
-    # 80/96/112/144/192/208/224 for mode none; sm_100a 5); splitk (sm_90a only): 4 token tiles x
+    # 80/96/112/144/192/208/224 for mode none; sm_100a 5); splitk (both archs): 4 token tiles x
     # 2 cluster sizes, 2 modes x 2 transports collective + the same plain
-    assert len(variants) == 2 * (24 + 6) + (40 + 8 + 26) + (20 + 5) + (4 * 8 + 8)
+    assert len(variants) == 2 * (24 + 6) + (40 + 8 + 26) + (20 + 5) + 2 * (4 * 8 + 8)
     assert len({v.name for v in variants}) == len(variants)
     for v in variants:
         assert Variant.parse(v.name) == v
@@ -44,7 +44,7 @@ def test_canonical_names():
     (dict(arch="sm_90a", schedule="swapab", bn=16, cta_group=4), ["cta_group=4", "1, 2"]),
     (dict(arch="sm_90a", schedule="swapab", bn=48, cta_group=1), ["bn=48", "16, 32, 64, 128, 160, 256"]),
     (dict(arch="sm_90a", schedule="tile", bn=64, cta_group=1), ["bn=64", "128, 224, 256"]),
-    (dict(arch="sm_100a", schedule="splitk", bn=128, cta_group=2), ["schedule='splitk'"]),
+    (dict(arch="sm_100a", schedule="splitk", bn=128, cta_group=1), ["cta_group=1", "2, 4"]),
     (dict(arch="sm_90a", schedule="splitk", bn=128, cta_group=1), ["cta_group=1", "2, 4"]),
     (dict(arch="sm_90a", schedule="splitk", bn=160, cta_group=2), ["bn=160", "16, 32, 64, 128"]),
 ])
@@ -55,7 +55,7 @@ def test_schedule_axis_rejects(kwargs, words):
 
 
 def test_matrix_none_once_and_sorted_stably():
-    for archs, swapab_cgs, token_tiles, splitk in ((["sm_90a"], 2, 13, 8), (["sm_100a"], 1, 5, 0)):
+    for archs, swapab_cgs, token_tiles, splitk in ((["sm_90a"], 2, 13, 8), (["sm_100a"], 1, 5, 8)):
         m = deployment_matrix([4, 8], archs)
         nones = [v for v in m if v.mode == "none"]
         # once per (schedule, bn, cg), not per tp/transport

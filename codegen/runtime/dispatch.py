@@ -316,6 +316,12 @@ def choose_splitk(M: int, N: int, K: int, arch: str, sm_budget: int,
     return "splitk", swapab_token_tile(M, None, SPLITK_BNS), max(fits)
 
 
+def fill_rule_applies(arch: str) -> bool:
+    """Whether mode none on `arch` dispatches by the wave-fill rule (it needs the wide decode
+    kernel: sm_90a); elsewhere the rules before it decide and splitk is never picked."""
+    return 2 in SWAPAB_CTA_GROUPS.get(arch, ())
+
+
 def choose_none_by_fill(M: int, N: int, arch: str, sm_budget: int, land_rows: int,
                         bns: tuple[int, ...] | None = None, K: int | None = None,
                         cluster_slots: dict[int, int] | None = None, priced: bool = True
@@ -327,8 +333,7 @@ def choose_none_by_fill(M: int, N: int, arch: str, sm_budget: int, land_rows: in
     idle (N = 4096, M = 256: 0.68x torch.mm, the wide kernel with 4 token tiles of 64: 1.04x).
     Given K and the splitk kernels' `cluster_slots` (op.splitk_slots), choose_splitk's choice
     goes first where it has one."""
-    if (2 not in SWAPAB_CTA_GROUPS.get(arch, ()) or M > min(SWAPAB_MAX_ROWS, land_rows)
-            or N % (2 * SWAPAB_BM)):
+    if not fill_rule_applies(arch) or M > min(SWAPAB_MAX_ROWS, land_rows) or N % (2 * SWAPAB_BM):
         return None
     if K is not None and cluster_slots:
         split = choose_splitk(M, N, K, arch, sm_budget, cluster_slots)

@@ -240,7 +240,8 @@ class GemmRsAr:
         if self._slots is None:
             slots = {}
             if (self.mode == "none" and torch.cuda.is_available()
-                    and self.arch in contract.SCHEDULE_ARCHS["splitk"]):
+                    and self.arch in contract.SCHEDULE_ARCHS["splitk"]
+                    and dispatch.fill_rule_applies(self.arch)):
                 for ks in contract.SPLITK_CTA_GROUPS:
                     v = Variant(self.arch, "none", None, contract.SPLITK_BNS[0], ks, None,
                                 schedule="splitk")
