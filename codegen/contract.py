@@ -114,14 +114,15 @@ def schedule_cta_groups(arch: str | None, schedule: str) -> tuple[int, ...]:
     return CTA_GROUPS
 
 
-#: Shared memory of one sm_90a CTA the decode kernels plan with, and their deepest pipeline.
-SM90_SMEM_CAPACITY = 227 * 1024
+#: Shared memory of one CTA the decode kernels plan with (sm_90a and sm_100a), and their
+#: deepest pipeline.
+DECODE_SMEM_CAPACITY = 227 * 1024
 DECODE_MAX_STAGES = 12
 
 
 def decode_stages(token_tile: int, w_rows: int, ksplit: int = 1) -> int:
-    """Pipeline stages of an sm_90a decode kernel (templates/sm90_swapab.py.j2 sizes its
-    pipeline with this): what shared memory holds after the transposed epilogue tile
+    """Pipeline stages of a decode kernel (sm90_swapab.py.j2 and sm100_swapab.py.j2 size their
+    pipelines with this): what shared memory holds after the transposed epilogue tile
     (token_tile x (w_rows + 8) bf16), the splitk f32 partial tile (token_tile x (w_rows + 4)
     f32) and 4 KiB of barriers, in stages of one W tile (w_rows x BK) plus one x tile
     (token_tile x BK). The wide kernel's token tiles of 192+ get 3 or 4, which the wave-fill
@@ -130,7 +131,7 @@ def decode_stages(token_tile: int, w_rows: int, ksplit: int = 1) -> int:
     if ksplit > 1:
         epi += token_tile * (w_rows + 4) * 4
     stage = (w_rows + token_tile) * BK * 2
-    return min(DECODE_MAX_STAGES, (SM90_SMEM_CAPACITY - 4096 - epi) // stage)
+    return min(DECODE_MAX_STAGES, (DECODE_SMEM_CAPACITY - 4096 - epi) // stage)
 
 
 def splitk_min_k(cta_group: int) -> int:

@@ -69,7 +69,7 @@ class LoadedKernel:
         # Above 48 KiB of dynamic shared memory a kernel must opt in, per function.
         call("cuFuncSetAttribute", func,
              attr.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, self.dynamic_smem)
-        if self.cluster[0] * self.cluster[1] * self.cluster[2] > 1:
+        if self.cluster_size > 1:
             call("cuFuncSetAttribute", func,
                  attr.CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1)
         self._library = lib  # keep the library alive as long as the function
@@ -113,7 +113,7 @@ class LoadedKernel:
         cfg.sharedMemBytes = self.dynamic_smem
         cfg.hStream = cuda.CUstream(int(stream_handle))
         attrs = []
-        if self.cluster[0] * self.cluster[1] * self.cluster[2] > 1:
+        if self.cluster_size > 1:
             a = cuda.CUlaunchAttribute()
             a.id = cuda.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
             a.value.clusterDim.x, a.value.clusterDim.y, a.value.clusterDim.z = self.cluster

@@ -49,9 +49,8 @@ def check_op_args(max_M, N, K, mode, group, *, bn, cta_group, sm_budget, transpo
         raise InputError(f"bn = {bn!r} must be one of {bns} or None")
     if schedule is None:    # e.g. a width only the decode kernels have names their schedule
         schedule = contract.implied_schedule(bn, cta_group)
-    cgs = contract.schedule_cta_groups(arch_or_any, schedule or "tile")
-    if schedule is None:
-        cgs = contract.ALL_CTA_GROUPS
+    cgs = (contract.ALL_CTA_GROUPS if schedule is None
+           else contract.schedule_cta_groups(arch_or_any, schedule))
     if cta_group is not None and cta_group not in cgs:
         raise InputError(f"cta_group = {cta_group!r}: the {schedule or 'any'} schedule has "
                          f"cta_group {list(cgs)} only")

@@ -31,11 +31,10 @@ from codegen.entry_format import FormatError, read_json, write_atomic
 
 FORMAT = 1
 MAX_TABLE_BYTES = 1 << 20
-#: Kernel schedules and their tile widths (the variant spec's axes, from the contract): "tile"
-#: tiles N by `bn`; "swapab" is the small-M schedule whose `bn` is the token tile (per arch and
-#: mode: contract.swapab_bns).
+#: Kernel schedules (the variant spec's axis, from the contract): "tile" tiles N by `bn`;
+#: "swapab" and "splitk" are the small-M schedules whose `bn` is the token tile (per arch, mode
+#: and schedule: contract.schedule_bns).
 SCHEDULES = contract.SCHEDULES
-TILE_BNS = contract.BNS
 CTA_GROUPS = contract.CTA_GROUPS
 
 _KEYS = ("format", "arch", "mode", "tp", "N", "K", "device", "date", "command", "rows",
@@ -294,10 +293,8 @@ def _row(doc, i: int, N: int, arch: str, mode: str) -> Row:
     _check_keys(doc, _ROW_KEYS, f"rows[{i}]")
     M = _int(doc, "M", 1, where)
     schedule = _choice(doc, "schedule", SCHEDULES, where)
-    bn = _choice(doc, "bn", TILE_BNS if schedule == "tile"
-                 else contract.schedule_bns(arch, mode, schedule), where)
-    cgs = CTA_GROUPS if schedule == "tile" else contract.schedule_cta_groups(arch, schedule)
-    cg = _choice(doc, "cta_group", cgs, where)
+    bn = _choice(doc, "bn", contract.schedule_bns(arch, mode, schedule), where)
+    cg = _choice(doc, "cta_group", contract.schedule_cta_groups(arch, schedule), where)
     if schedule == "tile" and N % bn:
         raise _Bad(f"{where}bn {bn} does not divide N = {N}")
     return Row(M, schedule, bn, cg, _us(doc, "fused_us", where), _us(doc, "best_unfused_us", where),

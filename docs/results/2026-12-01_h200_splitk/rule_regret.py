@@ -72,16 +72,12 @@ def points():
 def staged_rule(g3: float, g4: float):
     """The committed rule with the wide / cta_group 1 decode kernels' cost per row scaled by
     g3 (3 pipeline stages) or g4 (4 stages) (contract stages formula of the template)."""
-    from codegen.contract import BK
-
-    def stages(bt, w_rows):
-        epi = bt * (w_rows + 8) * 2
-        return min(12, (227 * 1024 - 4096 - epi) // ((w_rows + bt) * BK * 2))
+    from codegen.contract import decode_stages
 
     def cost(o, M, N):
-        c = dispatch.fill_cost(o, M, N, 132)
+        c = dispatch.fill_cost(o, M, N, 132, priced=False)
         if o[0] == "swapab":
-            st = stages(o[1], 128 if o[2] == 2 else 64)
+            st = decode_stages(o[1], 128 if o[2] == 2 else 64)
             c *= g3 if st <= 3 else g4 if st == 4 else 1.0
         return c
 
