@@ -120,18 +120,49 @@ DECODE_SMEM_CAPACITY = 227 * 1024
 DECODE_MAX_STAGES = 12
 
 
-def decode_stages(token_tile: int, w_rows: int, ksplit: int = 1) -> int:
-    """Pipeline stages of a decode kernel (sm90_swapab.py.j2 and sm100_swapab.py.j2 size their
-    pipelines with this): what shared memory holds after the transposed epilogue tile
-    (token_tile x (w_rows + 8) bf16), the splitk f32 partial tile (token_tile x (w_rows + 4)
-    f32) and 4 KiB of barriers, in stages of one W tile (w_rows x BK) plus one x tile
-    (token_tile x BK). The wide kernel's token tiles of 192+ get 3 or 4, which the wave-fill
-    rule prices (dispatch.fill_cost)."""
-    epi = token_tile * (w_rows + 8) * 2
+#: The wide sm_90a decode kernel stores its transposed tile in passes of a few tokens where the
+#: whole tile would leave it fewer than DECODE_EPI_MIN_STAGES pipeline stages (token tiles 192+:
+#: 3-4 stages), in at most DECODE_EPI_MAX_PASSES passes (decode_epi_tokens).
+DECODE_EPI_MIN_STAGES = 5
+DECODE_EPI_MAX_PASSES = 4
+
+
+def _decode_stages_with(token_tile: int, w_rows: int, ksplit: int, epi_tokens: int) -> int:
+    epi = epi_tokens * (w_rows + 8) * 2
     if ksplit > 1:
         epi += token_tile * (w_rows + 4) * 4
     stage = (w_rows + token_tile) * BK * 2
     return min(DECODE_MAX_STAGES, (DECODE_SMEM_CAPACITY - 4096 - epi) // stage)
+
+
+def decode_epi_tokens(token_tile: int, w_rows: int, ksplit: int = 1, arch: str = "sm_90a") -> int:
+    """Tokens of the transposed epilogue tile that shared memory holds at once; the kernel
+    stores a tile in ceil(token_tile / this) passes. The whole token tile, except in the wide
+    sm_90a kernel (w_rows 128, no K split) where that leaves fewer than DECODE_EPI_MIN_STAGES
+    stages: then the fewest passes (at most DECODE_EPI_MAX_PASSES, a multiple of 8 tokens each)
+    that give it the most stages (token tiles 192: 3 passes, 4 -> 5 stages; 208/224: 2, 3 -> 4;
+    256: 3, 3 -> 4)."""
+    whole = _decode_stages_with(token_tile, w_rows, ksplit, token_tile)
+    if arch != "sm_90a" or w_rows != 2 * SWAPAB_BM or ksplit > 1 or whole >= DECODE_EPI_MIN_STAGES:
+        return token_tile
+    best, most = token_tile, whole
+    for passes in range(2, DECODE_EPI_MAX_PASSES + 1):
+        tokens = cdiv(cdiv(token_tile, passes), 8) * 8
+        stages = _decode_stages_with(token_tile, w_rows, ksplit, tokens)
+        if stages > most:
+            best, most = tokens, stages
+    return best
+
+
+def decode_stages(token_tile: int, w_rows: int, ksplit: int = 1, arch: str = "sm_90a") -> int:
+    """Pipeline stages of a decode kernel (sm90_swapab.py.j2 and sm100_swapab.py.j2 size their
+    pipelines with this): what shared memory holds after the transposed epilogue tile
+    (decode_epi_tokens x (w_rows + 8) bf16), the splitk f32 partial tile (token_tile x (w_rows +
+    4) f32) and 4 KiB of barriers, in stages of one W tile (w_rows x BK) plus one x tile
+    (token_tile x BK). The wide kernel's token tiles of 192+ get 4 or 5 (3 or 4 before their
+    epilogue went in passes), which the wave-fill rule prices (dispatch.fill_cost)."""
+    return _decode_stages_with(token_tile, w_rows, ksplit,
+                               decode_epi_tokens(token_tile, w_rows, ksplit, arch))
 
 
 def splitk_min_k(cta_group: int) -> int:

@@ -45,6 +45,15 @@ def trace_supported(variant: Variant) -> bool:
     return variant.arch == "sm_90a" and variant.schedule == "tile" and variant.mode in contract.COLLECTIVE_MODES
 
 
+def _epi_tokens(variant: Variant) -> int:
+    if variant.schedule not in contract.DECODE_SCHEDULES:
+        return variant.bn
+    wide = variant.schedule == "swapab" and contract.swapab_wide(variant.cta_group)
+    ksplit = variant.cta_group if variant.schedule == "splitk" else 1
+    return contract.decode_epi_tokens(variant.bn, contract.SWAPAB_BM * (2 if wide else 1), ksplit,
+                                      variant.arch)
+
+
 def template_context(variant: Variant, trace: bool = False) -> dict:
     """The named variables every template sees (StrictUndefined: a typo is an error).
 
@@ -75,6 +84,10 @@ def template_context(variant: Variant, trace: bool = False) -> dict:
         "wide": variant.schedule == "swapab" and contract.swapab_wide(variant.cta_group),
         # the splitk schedule: CTAs per cluster splitting K over one 64-row W tile (else 1)
         "ksplit": variant.cta_group if variant.schedule == "splitk" else 1,
+        # the decode kernels: tokens of the transposed epilogue tile in shared memory at once
+        # (the whole token tile but in the wide sm_90a kernel's token tiles of 192+), passes
+        "epi_tokens": _epi_tokens(variant),
+        "epi_passes": contract.cdiv(variant.bn, _epi_tokens(variant)),
         # the kernel's scalar parameters in PTX order (templates/params.j2 renders them)
         "scalar_params": contract.scalar_params(variant.arch, variant.mode, variant.schedule),
         "schedule": variant.schedule,

@@ -108,6 +108,15 @@ def test_arch_instructions(built, v):
             # the pipeline depth the wave-fill rule prices (dispatch.fill_cost) is the kernel's
             assert built[v][1]["launch"]["ab_stages"] == contract.decode_stages(
                 v.bn, contract.SWAPAB_BM * (2 if wide else 1))
+            assert built[v][1]["launch"]["dynamic_smem"] <= contract.DECODE_SMEM_CAPACITY
+            # the epilogue stores the transposed tile in passes where the whole tile would
+            # cost the pipeline a stage (the wide kernel's token tiles of 192+): two barriers of
+            # the MMA warpgroups per pass (write the pass's rows to shared memory; read them out)
+            epi = contract.decode_epi_tokens(v.bn, contract.SWAPAB_BM * (2 if wide else 1))
+            assert epi == v.bn or (wide and epi % 8 == 0 and epi < v.bn)
+            mma_threads = 256 if (wide or v.bn >= 32) else 128
+            assert len(re.findall(rf"bar\.sync\s+1, {mma_threads};", ptx)) == 2 * contract.cdiv(
+                v.bn, epi)
             assert _has(ptx, rf"wgmma\.mma_async\.sync\.aligned\.m64n{wn}k16\.f32\.bf16\.bf16")
             assert not _has(ptx, r"tcgen05")
         else:

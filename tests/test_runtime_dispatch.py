@@ -214,7 +214,16 @@ def test_fill_rule_is_constant_between_multiples_of_16():
 def test_fill_prices(N, M, flat, priced):
     assert dispatch.choose_none_by_fill(M, N, "sm_90a", 132, 512, priced=False) == flat
     assert dispatch.choose_none_by_fill(M, N, "sm_90a", 132, 512) == priced
-    # the prices follow the kernels' pipeline depth (contract.decode_stages)
-    assert [contract.decode_stages(bt, 128) for bt in (96, 160, 192, 208, 256)] == [7, 5, 4, 3, 3]
+    # the prices follow a work unit's rows per k-step (W rows + token tile), not the kernels'
+    # pipeline depth: the wide 192..256 kernels got a stage more (the epilogue in passes) and
+    # stayed as slow (sixth session), so their prices stay
+    prices = {(bt, cg): dispatch.fill_cost(("swapab", bt, cg), M, N, 132)
+              / dispatch.fill_cost(("swapab", bt, cg), M, N, 132, priced=False)
+              for bt in (96, 160, 192, 208, 224, 256) for cg in (1, 2)}
+    assert dispatch.FILL_PRICE_DECODE == ((336, 1.4), (320, 1.25))
+    assert prices == pytest.approx({
+        (96, 1): 1.0, (160, 1): 1.0, (192, 1): 1.0, (208, 1): 1.0, (224, 1): 1.0, (256, 1): 1.25,
+        (96, 2): 1.0, (160, 2): 1.0, (192, 2): 1.25, (208, 2): 1.4, (224, 2): 1.4, (256, 2): 1.4})
+    assert [contract.decode_stages(bt, 128) for bt in (96, 160, 192, 208, 256)] == [7, 5, 5, 4, 4]
     assert dispatch.fill_cost(("tile", 256, 1), M, N, 132) == pytest.approx(
         dispatch.FILL_PRICE_TILE * dispatch.fill_cost(("tile", 256, 1), M, N, 132, priced=False))

@@ -29,7 +29,7 @@ import math
 
 from codegen.contract import (BK, BM, BNS, MIN_BN, SCHEDULE_ARCHS, SPLITK_BNS,
                               SPLITK_CTA_GROUPS, SWAPAB_BM, SWAPAB_BNS, SWAPAB_CTA_GROUPS,
-                              SWAPAB_EXTRA_BNS, SWAPAB_MAX_ROWS, cdiv, decode_stages,
+                              SWAPAB_EXTRA_BNS, SWAPAB_MAX_ROWS, cdiv,
                               swapab_bns, swapab_wide)
 
 BN_256_MIN_M = 2048
@@ -241,13 +241,17 @@ def fill_options(M: int, N: int, arch: str, bns: tuple[int, ...] | None = None
 
 #: The wave-fill model's prices (fill_cost), fitted on one H200 to every sweep that timed all
 #: candidates at M <= 512 (202 points: N 1024..16384, K 768..14336; BENCHMARKS.md 2026-12-01
-#: fifth session, docs/results/2026-12-01_h200_splitk/rule_regret.py): a decode kernel with 3
-#: pipeline stages (contract.decode_stages: the wide kernel's token tiles of 208+) streams each
-#: row 1.4x slower, one with 4 stages (token tile 192) 1.25x; the tile schedule at these sizes
-#: 1.35x (partial row tiles, one tile per CTA). Fitted on half the points, they improved the
-#: other half either way round.
-FILL_PRICE_3_STAGES = 1.4
-FILL_PRICE_4_STAGES = 1.25
+#: fifth session, docs/results/2026-12-01_h200_splitk/rule_regret.py): a decode work unit that
+#: streams 336 or more rows per k-step (W rows + token tile: the wide kernel's token tiles of
+#: 208+) costs 1.4x per row, 320 or more (wide 192, cta_group 1's 256) 1.25x; the tile
+#: schedule at these sizes 1.35x (partial row tiles, one tile per CTA). Fitted on half the
+#: points, they improved the other half either way round. They were fitted as the price of
+#: those kernels' 3 / 4 pipeline stages, but a stage more for each (the epilogue in passes,
+#: contract.decode_epi_tokens; sixth session) changed their time by +0.6% to +3% (geometric
+#: mean per token tile, 6 shapes x 3 M): the price is the big token tiles', not their pipeline
+#: depth's (priced by stages, the deeper kernels drew picks that measured 0.73x-0.80x torch.mm
+#: where the fifth session's picks measured 0.80x-0.95x). (rows per k-step at least, price):
+FILL_PRICE_DECODE = ((336, 1.4), (320, 1.25))
 FILL_PRICE_TILE = 1.35
 
 
@@ -255,9 +259,8 @@ def _fill_price(option: tuple[str, int, int]) -> float:
     schedule, bn, cg = option
     if schedule != "swapab":
         return FILL_PRICE_TILE
-    stages = decode_stages(bn, SWAPAB_BM * (2 if swapab_wide(cg) else 1))
-    return (FILL_PRICE_3_STAGES if stages <= 3 else FILL_PRICE_4_STAGES if stages == 4
-            else 1.0)
+    rows = SWAPAB_BM * (2 if swapab_wide(cg) else 1) + bn
+    return next((price for least, price in FILL_PRICE_DECODE if rows >= least), 1.0)
 
 
 def fill_cost(option: tuple[str, int, int], M: int, N: int, sm_budget: int,
@@ -269,7 +272,7 @@ def fill_cost(option: tuple[str, int, int], M: int, N: int, sm_budget: int,
     sizes a unit's time follows the rows it streams per k-step (W rows + token rows), and the
     slowest SM sets the kernel's time. Calibrated on one H200 (BENCHMARKS.md, 2026-12-01 fourth
     session: N 2048..16384, the measured best candidate at M 16..512 for 5 shapes); `priced`:
-    times the FILL_PRICE_* of its pipeline depth or schedule (fifth session)."""
+    times the FILL_PRICE_* of its rows per k-step or schedule (fifth session)."""
     schedule, bn, cg = option
     if schedule == "swapab" and cg == 1:
         units, per_unit = N // SWAPAB_BM, cdiv(M, bn) * (SWAPAB_BM + bn)

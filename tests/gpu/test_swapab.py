@@ -62,6 +62,24 @@ def _extra_fused_tiles():
             if bt not in contract.SWAPAB_BNS]
 
 
+def _epi_pass_tiles():
+    """(mode, token tile) of the wide rs/ar decode kernels whose epilogue goes in passes
+    (contract.decode_epi_tokens below the token tile)."""
+    return [(mode, bt) for mode in ("rs", "ar") for bt in contract.swapab_bns("sm_90a", mode)
+            if contract.decode_epi_tokens(bt, 2 * contract.SWAPAB_BM) < bt]
+
+
+@pytest.mark.gpu
+@requires_gpu
+@pytest.mark.parametrize("mode,bt", _epi_pass_tiles())
+@pytest.mark.parametrize("tp", [2, 8])
+def test_fused_wide_epilogue_passes(tp, mode, bt):
+    """The wide rs/ar kernels whose transposed tile is stored in passes (token tile 256):
+    pushes from every pass, ragged last passes, several token tiles per call."""
+    assert _epi_pass_tiles(), "no wide rs/ar kernel stores in passes: drop this test"
+    test_fused_extra_token_tiles(tp, mode, bt, 2)
+
+
 @pytest.mark.gpu
 @requires_gpu
 @pytest.mark.parametrize("cg", contract.SWAPAB_CTA_GROUPS["sm_90a"])
@@ -74,7 +92,7 @@ def test_fused_extra_token_tiles(tp, mode, bt, cg):
     group = VirtualGroup(tp, 512, N, mode)
     op = GemmRsAr(512, N, K, mode, group, schedule="swapab", bn=bt, cta_group=cg,
                   timeout_ms=TIMEOUT_MS)
-    Ms = sorted({*DECODE_MS, bt - 1, bt, bt + 1, 2 * bt + 7})
+    Ms = sorted({*DECODE_MS, bt - 1, bt, bt + 1, min(2 * bt + 7, contract.SWAPAB_MAX_ROWS)})
     for M in Ms + Ms[::-1]:
         xs, ws, outs = run_poisoned(op, tp, M, N, K)
         op.synchronize()

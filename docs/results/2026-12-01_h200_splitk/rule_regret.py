@@ -71,14 +71,15 @@ def points():
 
 def staged_rule(g3: float, g4: float):
     """The committed rule with the wide / cta_group 1 decode kernels' cost per row scaled by
-    g3 (3 pipeline stages) or g4 (4 stages) (contract stages formula of the template)."""
-    from codegen.contract import decode_stages
+    g3 (3 pipeline stages) or g4 (4 stages), as the kernels of this session had them: W rows +
+    token tile of 336+ had 3, of 320 had 4 (the sixth session gave them a stage more, and the
+    prices became prices of those rows: dispatch.FILL_PRICE_DECODE)."""
 
     def cost(o, M, N):
         c = dispatch.fill_cost(o, M, N, 132, priced=False)
         if o[0] == "swapab":
-            st = decode_stages(o[1], 128 if o[2] == 2 else 64)
-            c *= g3 if st <= 3 else g4 if st == 4 else 1.0
+            rows = (128 if o[2] == 2 else 64) + o[1]
+            c *= g3 if rows >= 336 else g4 if rows >= 320 else 1.0
         return c
 
     def rule(M, N, K):
