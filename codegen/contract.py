@@ -70,7 +70,14 @@ SWAPAB_ALL_BNS = tuple(sorted(set(SWAPAB_BNS).union(
 #: sm_90a, 2 is the "wide" kernel (swapab_wide): one CTA per (128-row W tile, token tile), the
 #: pairs spread over the grid, no cluster. (Until 2026-11-30 it was a CTA pair splitting K over
 #: a 128-row W tile; the tables had stopped picking it but at one point: BENCHMARKS.md.)
-SWAPAB_CTA_GROUPS = {"sm_90a": (1, 2), "sm_100a": (1,)}
+#: sm_90a mode none also has cta_group 3: the wide kernel with a 192-row W tile (three MMA
+#: warpgroups of 64 W rows; the last W tile may reach past N, a multiple of 64), cuBLAS's tile
+#: at the compute-bound decode sizes (N 5888, M 425: 192 x 112 on 124 CTAs, one wave), at the
+#: token tiles SWAPAB_CG3_BNS only (512 threads: 128 registers each; 192 tokens use 122).
+#: One H200 (BENCHMARKS.md 2026-12-01 sixth session): the best kernel at 7 of 13 compute-bound
+#: points, +4% to +18% over the best of cta_group 1 / 2.
+SWAPAB_CTA_GROUPS = {"sm_90a": (1, 2, 3), "sm_100a": (1,)}
+SWAPAB_CG3_BNS = (64, 80, 96, 112, 128, 144, 160, 192)
 SWAPAB_BM = 64
 SWAPAB_MAX_ROWS = 512
 #: Token tiles and K-split cluster sizes (cta_group) of the splitk kernels (every mode). Token
@@ -80,7 +87,7 @@ SPLITK_BNS = (16, 32, 64, 128)
 SPLITK_CTA_GROUPS = (2, 4)
 DECODE_SCHEDULES = ("swapab", "splitk")
 #: Every cta_group value some schedule has (the CLI's --cta-group choices).
-ALL_CTA_GROUPS = tuple(sorted({1, 2, *SPLITK_CTA_GROUPS}))
+ALL_CTA_GROUPS = tuple(sorted({1, 2, 3, *SPLITK_CTA_GROUPS}))
 
 
 def decode_schedule(schedule: str | None) -> bool:
@@ -143,7 +150,7 @@ def decode_epi_tokens(token_tile: int, w_rows: int, ksplit: int = 1, arch: str =
     that give it the most stages (token tiles 192: 3 passes, 4 -> 5 stages; 208/224: 2, 3 -> 4;
     256: 3, 3 -> 4)."""
     whole = _decode_stages_with(token_tile, w_rows, ksplit, token_tile)
-    if arch != "sm_90a" or w_rows != 2 * SWAPAB_BM or ksplit > 1 or whole >= DECODE_EPI_MIN_STAGES:
+    if arch != "sm_90a" or w_rows < 2 * SWAPAB_BM or ksplit > 1 or whole >= DECODE_EPI_MIN_STAGES:
         return token_tile
     best, most = token_tile, whole
     for passes in range(2, DECODE_EPI_MAX_PASSES + 1):
@@ -256,20 +263,49 @@ def swapab_bns(arch: str | None, mode: str) -> tuple[int, ...]:
 
 
 def swapab_wide(cta_group: int) -> bool:
-    """Whether a decode kernel is "wide" (cta_group 2, every mode): one CTA per (128-row W tile,
-    token tile), its grid N / 128 * ceil(M / token tile) CTAs (at most the SM budget)."""
-    return cta_group == 2
+    """Whether a decode kernel is "wide" (cta_group 2, every mode; 3, mode none): one CTA per
+    (64 x cta_group-row W tile, token tile), its grid ceil(N / W rows) * ceil(M / token tile)
+    CTAs (at most the SM budget)."""
+    return cta_group >= 2
+
+
+def swapab_w_rows(cta_group: int) -> int:
+    """W rows of a decode kernel's tile (swapab): 64 per MMA warpgroup, cta_group of them."""
+    return SWAPAB_BM * cta_group
+
+
+def decode_kernel_exists(arch: str, mode: str, bn: int, cta_group: int) -> bool:
+    """Whether the swapab (arch, mode) kernels pair token tile `bn` with `cta_group` (every
+    pair of their token tiles and cta_groups but cta_group 3, which is mode none on sm_90a at
+    SWAPAB_CG3_BNS only)."""
+    if cta_group == 3:
+        return arch == "sm_90a" and mode == "none" and bn in SWAPAB_CG3_BNS
+    return cta_group in SWAPAB_CTA_GROUPS.get(arch, ()) and bn in swapab_bns(arch, mode)
+
+
+def swapab_cta_groups(arch: str, mode: str) -> tuple[int, ...]:
+    """cta_group values of the (arch, mode) swapab kernels (3: mode none on sm_90a only)."""
+    return tuple(cg for cg in SWAPAB_CTA_GROUPS.get(arch, ())
+                 if cg != 3 or (arch == "sm_90a" and mode == "none"))
+
+
+def swapab_cta_group_bns(arch: str, mode: str, cta_group: int) -> tuple[int, ...]:
+    """Token tiles of the (arch, mode) swapab kernels of `cta_group`."""
+    return tuple(bt for bt in swapab_bns(arch, mode)
+                 if decode_kernel_exists(arch, mode, bt, cta_group))
 
 
 def implied_schedule(bn: int | None, cta_group: int | None) -> str | None:
     """The schedule a fixed BN / CTA group names when no schedule is given: 'splitk' for a
     cta_group only the splitk kernels have, 'swapab' for a width only the decode kernels have
     (SWAPAB_ALL_BNS, not BNS), 'tile' for any other fixed BN or CTA group, None when neither is
-    fixed (the dispatcher decides)."""
+    fixed (the dispatcher decides); cta_group 3 names 'swapab'."""
     if bn is None and cta_group is None:
         return None
     if cta_group in SPLITK_CTA_GROUPS and cta_group not in CTA_GROUPS:
         return "splitk"
+    if cta_group == 3:          # the 192-row W tile decode kernel
+        return "swapab"
     return "swapab" if bn in SWAPAB_ALL_BNS and bn not in BNS else "tile"
 
 

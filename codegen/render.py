@@ -48,10 +48,10 @@ def trace_supported(variant: Variant) -> bool:
 def _epi_tokens(variant: Variant) -> int:
     if variant.schedule not in contract.DECODE_SCHEDULES:
         return variant.bn
-    wide = variant.schedule == "swapab" and contract.swapab_wide(variant.cta_group)
-    ksplit = variant.cta_group if variant.schedule == "splitk" else 1
-    return contract.decode_epi_tokens(variant.bn, contract.SWAPAB_BM * (2 if wide else 1), ksplit,
-                                      variant.arch)
+    swapab = variant.schedule == "swapab"
+    ksplit = 1 if swapab else variant.cta_group
+    w_rows = contract.swapab_w_rows(variant.cta_group) if swapab else contract.SWAPAB_BM
+    return contract.decode_epi_tokens(variant.bn, w_rows, ksplit, variant.arch)
 
 
 def template_context(variant: Variant, trace: bool = False) -> dict:
@@ -88,6 +88,8 @@ def template_context(variant: Variant, trace: bool = False) -> dict:
         # (the whole token tile but in the wide sm_90a kernel's token tiles of 192+), passes
         "epi_tokens": _epi_tokens(variant),
         "epi_passes": contract.cdiv(variant.bn, _epi_tokens(variant)),
+        # the decode kernel's W tile can reach past N (cta_group 3: 192 rows; N a multiple of 64)
+        "ragged_n": variant.schedule == "swapab" and variant.cta_group == 3,
         # the kernel's scalar parameters in PTX order (templates/params.j2 renders them)
         "scalar_params": contract.scalar_params(variant.arch, variant.mode, variant.schedule),
         "schedule": variant.schedule,

@@ -7,8 +7,8 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 
 from codegen.contract import (ARCH_NUM, ARCHS, BNS, CTA_GROUPS, DTYPES, MODES, SCHEDULE_ARCHS,
-                              SCHEDULES, SWAPAB_ALL_BNS, SWAPAB_BNS, TPS, TRANSPORTS,
-                              schedule_bns, schedule_cta_groups)
+                              SCHEDULES, SWAPAB_ALL_BNS, SWAPAB_BNS, SWAPAB_CG3_BNS, TPS, TRANSPORTS,
+                              decode_kernel_exists, schedule_bns, schedule_cta_groups)
 
 __all__ = ["ARCHS", "BNS", "CTA_GROUPS", "DTYPES", "MODES", "SCHEDULES", "SWAPAB_ALL_BNS", "SWAPAB_BNS", "TPS",
            "TRANSPORTS", "SpecError", "Variant", "deployment_matrix"]
@@ -72,6 +72,11 @@ class Variant:
                 raise SpecError(f"{field}={value!r} must be an int")
         _check("bn", self.bn, schedule_bns(self.arch, self.mode, self.schedule))
         _check("cta_group", self.cta_group, schedule_cta_groups(self.arch, self.schedule))
+        if self.schedule == "swapab" and not decode_kernel_exists(self.arch, self.mode, self.bn,
+                                                                  self.cta_group):
+            raise SpecError(f"cta_group={self.cta_group} of the swapab schedule exists for mode "
+                            f"none on sm_90a at token tiles {SWAPAB_CG3_BNS} only, not "
+                            f"{self.arch} mode={self.mode!r} bn={self.bn}")
         _check("dtype", self.dtype, DTYPES)
         if self.mode == "none":
             if self.transport is not None or self.tp is not None:
@@ -187,6 +192,8 @@ def deployment_matrix(
                 own_bns = schedule_bns(arch, mode, schedule)
                 for bn in (b for b in own_bns if wanted_bns is None or b in wanted_bns):
                     for cg in (c for c in own_cgs if wanted_cgs is None or c in wanted_cgs):
+                        if schedule == "swapab" and not decode_kernel_exists(arch, mode, bn, cg):
+                            continue
                         if mode == "none":
                             out.add(Variant(arch, "none", None, bn, cg, None, dtype, schedule))
                             continue

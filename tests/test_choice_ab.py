@@ -24,8 +24,12 @@ def test_fixed_choices_and_rules_resolve():
 
 
 def test_bad_rules_and_shapes_are_refused_before_any_gpu_work():
-    with pytest.raises(ValueError, match="unknown rule 'swapab64c3'"):
-        choice_ab.resolve("swapab64c3", 16, 4096, "sm_90a", 132, 512)
+    with pytest.raises(ValueError, match="unknown rule 'swapab64c5'"):
+        choice_ab.resolve("swapab64c5", 16, 4096, "sm_90a", 132, 512)
+    # cta_group 3 (the 192-row W tile) is a fixed choice; fill-cg12 is the rule without it
+    assert choice_ab.resolve("swapab112c3", 425, 5888, "sm_90a", 132, 512) == ("swapab", 112, 3)
+    assert choice_ab.resolve("fill", 425, 5888, "sm_90a", 132, 512) == ("swapab", 112, 3)
+    assert choice_ab.resolve("fill-cg12", 425, 5888, "sm_90a", 132, 512) == ("swapab", 96, 2)
     with pytest.raises(argparse.ArgumentTypeError, match="not N:K"):
         choice_ab._shapes("4096x2048")
     assert choice_ab._shapes("4096:2048,8192:1024") == [(4096, 2048), (8192, 1024)]

@@ -106,15 +106,17 @@ def test_arch_instructions(built, v):
             wn = v.bn // 2 if (v.bn >= 32 and v.cta_group == 1) else v.bn
             assert not wide or built[v][1]["launch"]["cluster"] == [1, 1, 1]
             # the pipeline depth the wave-fill rule prices (dispatch.fill_cost) is the kernel's
-            assert built[v][1]["launch"]["ab_stages"] == contract.decode_stages(
-                v.bn, contract.SWAPAB_BM * (2 if wide else 1))
+            w_rows = contract.swapab_w_rows(v.cta_group)
+            assert built[v][1]["launch"]["ab_stages"] == contract.decode_stages(v.bn, w_rows)
             assert built[v][1]["launch"]["dynamic_smem"] <= contract.DECODE_SMEM_CAPACITY
+            assert built[v][1]["launch"]["bm"] == w_rows
             # the epilogue stores the transposed tile in passes where the whole tile would
             # cost the pipeline a stage (the wide kernel's token tiles of 192+): two barriers of
             # the MMA warpgroups per pass (write the pass's rows to shared memory; read them out)
-            epi = contract.decode_epi_tokens(v.bn, contract.SWAPAB_BM * (2 if wide else 1))
+            epi = contract.decode_epi_tokens(v.bn, w_rows)
             assert epi == v.bn or (wide and epi % 8 == 0 and epi < v.bn)
-            mma_threads = 256 if (wide or v.bn >= 32) else 128
+            mma_threads = 128 * v.cta_group if wide else 256 if v.bn >= 32 else 128
+            assert built[v][1]["launch"]["block"] == [128 + mma_threads, 1, 1]
             assert len(re.findall(rf"bar\.sync\s+1, {mma_threads};", ptx)) == 2 * contract.cdiv(
                 v.bn, epi)
             assert _has(ptx, rf"wgmma\.mma_async\.sync\.aligned\.m64n{wn}k16\.f32\.bf16\.bf16")

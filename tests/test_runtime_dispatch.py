@@ -3,6 +3,7 @@ import pytest
 
 from codegen import contract
 from codegen.runtime import dispatch
+from codegen.spec import SpecError, Variant
 
 
 @pytest.mark.parametrize("M,N,bn", [
@@ -178,13 +179,15 @@ def test_fill_rule_applies_only_where_it_can():
 @pytest.mark.parametrize("N", [128, 256, 384, 1024, 2048, 4096, 5120, 7168, 8192, 16384])
 @pytest.mark.parametrize("budget", [1, 7, 64, 132])
 def test_fill_rule_only_returns_built_kernels_that_fit(N, budget):
-    """Every choice is a kernel the build has (a token tile of the arch's list, a tile width
-    dividing N), for every M, and a tie keeps the earlier rules' choice."""
+    """Every choice is a kernel the build has (a token tile of the arch's list with one of its
+    cta_groups, cta_group 3 at its own token tiles; a tile width dividing N), for every M, and a
+    tie keeps the earlier rules' choice."""
     bns = set(contract.swapab_bns("sm_90a", "none"))
     for M in range(1, 513):
         s, bn, cg = dispatch.choose_none_by_fill(M, N, "sm_90a", budget, 512)
         if s == "swapab":
-            assert bn in bns and cg in (1, 2) and bn * dispatch.FILL_MAX_TOKEN_TILES >= M
+            assert bn in bns and contract.decode_kernel_exists("sm_90a", "none", bn, cg)
+            assert bn * dispatch.FILL_MAX_TOKEN_TILES >= M
         else:
             assert N % bn == 0 and cg == dispatch.choose_cta_group(M)
 
@@ -212,8 +215,10 @@ def test_fill_rule_is_constant_between_multiples_of_16():
     (7168, 384, ("swapab", 192, 2), ("swapab", 192, 2)),
 ])
 def test_fill_prices(N, M, flat, priced):
-    assert dispatch.choose_none_by_fill(M, N, "sm_90a", 132, 512, priced=False) == flat
-    assert dispatch.choose_none_by_fill(M, N, "sm_90a", 132, 512) == priced
+    # (the rule as the fifth session had it: without cta_group 3, the 192-row W tile)
+    assert dispatch.choose_none_by_fill(M, N, "sm_90a", 132, 512, priced=False,
+                                        cta_groups=(1, 2)) == flat
+    assert dispatch.choose_none_by_fill(M, N, "sm_90a", 132, 512, cta_groups=(1, 2)) == priced
     # the prices follow a work unit's rows per k-step (W rows + token tile), not the kernels'
     # pipeline depth: the wide 192..256 kernels got a stage more (the epilogue in passes) and
     # stayed as slow (sixth session), so their prices stay
@@ -227,3 +232,42 @@ def test_fill_prices(N, M, flat, priced):
     assert [contract.decode_stages(bt, 128) for bt in (96, 160, 192, 208, 256)] == [7, 5, 5, 4, 4]
     assert dispatch.fill_cost(("tile", 256, 1), M, N, 132) == pytest.approx(
         dispatch.FILL_PRICE_TILE * dispatch.fill_cost(("tile", 256, 1), M, N, 132, priced=False))
+
+
+@pytest.mark.parametrize("N,K,M,with_cg3,without", [
+    # one H200, 2026-12-01 sixth session, call 4: random shapes cta_group 3 was not seen at
+    # (torch.mm / ours, worse of warm and cold): the rule with it against the rule without it
+    (12416, 7936, 214, ("swapab", 112, 3), ("swapab", 112, 2)),    # 1.04x against 0.76x
+    (12672, 10752, 237, ("swapab", 128, 3), ("swapab", 128, 2)),   # 1.00x against 0.77x
+    (11520, 5568, 161, ("swapab", 96, 3), ("swapab", 192, 2)),     # 0.92x against 0.78x
+    (11776, 7680, 354, ("swapab", 192, 3), ("swapab", 96, 2)),     # 0.94x against 0.90x
+    (12544, 1664, 387, ("swapab", 112, 3), ("swapab", 112, 2)),    # 0.91x against 0.92x
+    # ... and call 3 (seen): N 5888 K 13312 M 425, cuBLAS's 192 x 112 (0.92x against 0.78x)
+    (5888, 13312, 425, ("swapab", 112, 3), ("swapab", 96, 2)),
+])
+def test_fill_rule_with_the_192_row_w_tile(N, K, M, with_cg3, without):
+    slots = {2: 66, 4: 30}
+    assert dispatch.choose_none_by_fill(M, N, "sm_90a", 132, 512, K=K, cluster_slots=slots) == with_cg3
+    assert dispatch.choose_none_by_fill(M, N, "sm_90a", 132, 512, K=K, cluster_slots=slots,
+                                        cta_groups=(1, 2)) == without
+    # its work units: ceil(N / 192) W tiles (the last one partial) x token tiles
+    bt = with_cg3[1]
+    v = Variant("sm_90a", "none", None, bt, 3, None, schedule="swapab")
+    assert dispatch.launch_grid(v, {}, 1, M, N, 132) == min(132, -(-N // 192) * -(-M // bt))
+    assert contract.swapab_w_rows(3) == 192 and contract.swapab_wide(3)
+
+
+def test_cta_group_3_exists_for_mode_none_on_sm90a_only():
+    assert contract.swapab_cta_groups("sm_90a", "none") == (1, 2, 3)
+    assert contract.swapab_cta_groups("sm_90a", "rs") == (1, 2)
+    assert contract.swapab_cta_groups("sm_100a", "none") == (1,)
+    assert contract.swapab_cta_group_bns("sm_90a", "none", 3) == contract.SWAPAB_CG3_BNS
+    assert not contract.decode_kernel_exists("sm_90a", "ar", 64, 3)
+    assert not contract.decode_kernel_exists("sm_90a", "none", 256, 3)
+    assert contract.implied_schedule(None, 3) == "swapab"
+    # a fixed cta_group 3 without a token tile takes its own token tiles only
+    assert dispatch.swapab_default_token_tile(400, "none", None, "sm_90a", 3) == 192
+    assert dispatch.swapab_default_token_tile(100, "none", None, "sm_90a", 3) == 112
+    assert dispatch.swapab_default_token_tile(10, "none", None, "sm_90a", 3) == 64
+    with pytest.raises(SpecError, match="cta_group=3"):
+        Variant("sm_90a", "rs", "unicast", 64, 3, 2, schedule="swapab")

@@ -34,11 +34,17 @@ def test_names_and_contract():
     (dict(schedule="splitk"), 64, ["K = 64", "K >= 128"]),
     (dict(schedule="splitk", cta_group=1), 4096, ["cta_group = 1", "[2, 4]"]),
     (dict(schedule="splitk", bn=160), 4096, ["bn = 160", "(16, 32, 64, 128)"]),
-    (dict(cta_group=3), 4096, ["cta_group = 3"]),
+    (dict(cta_group=5), 4096, ["cta_group = 5"]),
+    # cta_group 3 is the 192-row W tile decode kernel: mode none, its own token tiles
+    (dict(cta_group=3, bn=256), 4096, ["bn = 256", "cta_group 3", "192"]),
+    (dict(cta_group=3, bn=16), 4096, ["bn = 16", "cta_group 3"]),
+    (dict(cta_group=3, mode="rs"), 4096, ["cta_group = 3", "mode 'rs'", "[1, 2]"]),
+    (dict(cta_group=3, schedule="tile"), 4096, ["cta_group = 3", "tile"]),
 ])
 def test_bad_splitk_arguments_are_refused(kw, K, words):
+    kw = {"arch": "sm_90a", "mode": "none", **kw}
     with pytest.raises(InputError) as e:
-        GemmRsAr(64, 2048, K, "none", **{"arch": "sm_90a", **kw})
+        GemmRsAr(64, 2048, K, **kw)
     for w in words:
         assert w in str(e.value)
 

@@ -53,8 +53,8 @@ def draw_case(rng: random.Random, arch: str = "sm_90a") -> dict:
         cta_group = rng.choice(contract.CTA_GROUPS)
     elif pick < 0.6:
         schedule = "swapab"
-        bn = rng.choice(contract.swapab_bns(arch, mode))
-        cta_group = rng.choice(contract.SWAPAB_CTA_GROUPS[arch])
+        cta_group = rng.choice(contract.swapab_cta_groups(arch, mode))
+        bn = rng.choice(contract.swapab_cta_group_bns(arch, mode, cta_group))
     elif pick < 0.75 and arch in contract.SCHEDULE_ARCHS["splitk"]:
         # the K split: a cluster size K allows (one k-tile per CTA), else the decode schedule
         cgs = [c for c in contract.SPLITK_CTA_GROUPS if K >= contract.splitk_min_k(c)]

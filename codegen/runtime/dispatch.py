@@ -20,8 +20,9 @@
   (runtime/tuning.py), when one exists for the op's shape, overrides these defaults.
 - mode none at M <= 512 where the arch has the wide decode kernel (sm_90a), nothing fixed and
   no table: the wave-fill rule (choose_none_by_fill) weighs the decode kernels at each token
-  tile and the tile schedule at each width by waves x rows streamed per k-step, the rules
-  above winning a tie.
+  tile (cta_group 1, the wide 2 and, since the sixth session of 2026-12-01, the 192-row W tile
+  of cta_group 3) and the tile schedule at each width by waves x rows streamed per k-step, the
+  rules above winning a tie.
 """
 from __future__ import annotations
 
@@ -29,8 +30,9 @@ import math
 
 from codegen.contract import (BK, BM, BNS, MIN_BN, SCHEDULE_ARCHS, SPLITK_BNS,
                               SPLITK_CTA_GROUPS, SWAPAB_BM, SWAPAB_BNS, SWAPAB_CTA_GROUPS,
-                              SWAPAB_EXTRA_BNS, SWAPAB_MAX_ROWS, cdiv,
-                              swapab_bns, swapab_wide)
+                              SWAPAB_EXTRA_BNS, SWAPAB_MAX_ROWS, cdiv, decode_kernel_exists,
+                              swapab_bns, swapab_cta_group_bns, swapab_cta_groups, swapab_w_rows,
+                              swapab_wide)
 
 BN_256_MIN_M = 2048
 #: Largest M the default rule sends to the decode schedule (without a tuning table): mode none
@@ -134,12 +136,15 @@ def swapab_token_tile(M: int, fixed: int | None = None,
 
 
 def swapab_default_token_tile(M: int, mode: str, fixed: int | None = None,
-                              arch: str = "sm_90a") -> int:
-    """The default token tile: the smallest of the (arch, mode) kernels' >= M; rs/ar cap it at
-    SWAPAB_DEFAULT_MAX_BT_FUSED unless one tile of up to SWAPAB_DEFAULT_ONE_TILE_FUSED covers M;
-    mode none above SWAPAB_DEFAULT_MAX_M (two token tiles): the smallest >= M / 2."""
+                              arch: str = "sm_90a", cta_group: int | None = None) -> int:
+    """The default token tile: the smallest of the (arch, mode) kernels' >= M (of those with a
+    fixed `cta_group`: cta_group 3 has a few); rs/ar cap it at SWAPAB_DEFAULT_MAX_BT_FUSED unless
+    one tile of up to SWAPAB_DEFAULT_ONE_TILE_FUSED covers M; mode none above
+    SWAPAB_DEFAULT_MAX_M (two token tiles): the smallest >= M / 2."""
     rows = cdiv(M, 2) if mode == "none" and M > SWAPAB_DEFAULT_MAX_M else M
-    bt = swapab_token_tile(rows, fixed, swapab_bns(arch, mode))
+    bns = (swapab_bns(arch, mode) if cta_group is None
+           else swapab_cta_group_bns(arch, mode, cta_group) or swapab_bns(arch, mode))
+    bt = swapab_token_tile(rows, fixed, bns)
     if fixed is None and mode != "none" and not M <= bt <= SWAPAB_DEFAULT_ONE_TILE_FUSED:
         bt = min(bt, SWAPAB_DEFAULT_MAX_BT_FUSED)
     return bt
@@ -199,8 +204,9 @@ def launch_grid(variant, launch: dict, cluster: int, M: int, N: int, sm_budget: 
     """The grid of one launch of `variant` (meta.json `launch` of its kernel, its cluster size;
     `max_clusters`: how many of its clusters the device holds at once, if known)."""
     if variant.schedule == "swapab" and swapab_wide(variant.cta_group):
-        # one CTA per (128-row W tile, token tile), looping when the budget is smaller
-        return max(1, min(sm_budget, (N // (2 * SWAPAB_BM)) * cdiv(M, variant.bn)))
+        # one CTA per (W tile of 64 x cta_group rows, token tile), looping when the budget is
+        # smaller (cta_group 3: the last W tile may reach past N)
+        return max(1, min(sm_budget, cdiv(N, swapab_w_rows(variant.cta_group)) * cdiv(M, variant.bn)))
     if variant.schedule == "swapab":
         return swapab_grid(N, sm_budget)
     if variant.schedule == "splitk":
@@ -215,12 +221,13 @@ def launch_grid(variant, launch: dict, cluster: int, M: int, N: int, sm_budget: 
 FILL_MAX_TOKEN_TILES = 8
 
 
-def fill_options(M: int, N: int, arch: str, bns: tuple[int, ...] | None = None
-                 ) -> list[tuple[str, int, int]]:
+def fill_options(M: int, N: int, arch: str, bns: tuple[int, ...] | None = None,
+                 cta_groups: tuple[int, ...] | None = None) -> list[tuple[str, int, int]]:
     """Every (schedule, bn, cta_group) the wave-fill rule weighs for a mode-none call with M rows
     (M <= contract.SWAPAB_MAX_ROWS): the decode kernel with one CTA per 64-row W tile
     (cta_group 1) at each token tile from the smallest >= M down to M / FILL_MAX_TOKEN_TILES,
-    the wide decode kernel (cta_group 2) at the same token tiles, and the tile schedule at each
+    the wide decode kernels (cta_group 2: 128-row W tiles; 3: 192 rows, at its token tiles) at
+    the same token tiles (`cta_groups`: only these, for probes), and the tile schedule at each
     width dividing N (its cta_group as choose_cta_group). The rules before this one come first
     (up to M = SWAPAB_DEFAULT_MAX_M_TWO_TILES their decode default, above it the tile schedule,
     widest first), so a tie keeps what they chose. `bns`: the token tiles to weigh (default:
@@ -234,8 +241,10 @@ def fill_options(M: int, N: int, arch: str, bns: tuple[int, ...] | None = None
                  swapab_cta_group(None, M, "none", arch))]
     else:
         opts = list(tiles)
-    for cg in SWAPAB_CTA_GROUPS.get(arch, ()):
-        opts += [("swapab", bt, cg) for bt in tts if ("swapab", bt, cg) not in opts]
+    for cg in swapab_cta_groups(arch, "none"):
+        if cta_groups is None or cg in cta_groups:
+            opts += [("swapab", bt, cg) for bt in tts if ("swapab", bt, cg) not in opts
+                     and decode_kernel_exists(arch, "none", bt, cg)]
     return opts + [t for t in tiles if t not in opts]
 
 
@@ -259,7 +268,7 @@ def _fill_price(option: tuple[str, int, int]) -> float:
     schedule, bn, cg = option
     if schedule != "swapab":
         return FILL_PRICE_TILE
-    rows = SWAPAB_BM * (2 if swapab_wide(cg) else 1) + bn
+    rows = swapab_w_rows(cg) + bn
     return next((price for least, price in FILL_PRICE_DECODE if rows >= least), 1.0)
 
 
@@ -278,7 +287,8 @@ def fill_cost(option: tuple[str, int, int], M: int, N: int, sm_budget: int,
         units, per_unit = N // SWAPAB_BM, cdiv(M, bn) * (SWAPAB_BM + bn)
         slots = sm_budget
     elif schedule == "swapab":
-        units, per_unit = (N // (2 * SWAPAB_BM)) * cdiv(M, bn), 2 * SWAPAB_BM + bn
+        rows = swapab_w_rows(cg)
+        units, per_unit = cdiv(N, rows) * cdiv(M, bn), rows + bn
         slots = sm_budget
     else:
         units, per_unit = gemm_tiles(M, N, bn, cg), BM + bn
@@ -327,7 +337,8 @@ def fill_rule_applies(arch: str) -> bool:
 
 def choose_none_by_fill(M: int, N: int, arch: str, sm_budget: int, land_rows: int,
                         bns: tuple[int, ...] | None = None, K: int | None = None,
-                        cluster_slots: dict[int, int] | None = None, priced: bool = True
+                        cluster_slots: dict[int, int] | None = None, priced: bool = True,
+                        cta_groups: tuple[int, ...] | None = None
                         ) -> tuple[str, int, int] | None:
     """(schedule, bn, cta_group) of a mode-none call at M <= SWAPAB_MAX_ROWS without a tuning
     table, by the wave-fill model (fill_cost), where the arch has the wide decode kernel
@@ -342,7 +353,7 @@ def choose_none_by_fill(M: int, N: int, arch: str, sm_budget: int, land_rows: in
         split = choose_splitk(M, N, K, arch, sm_budget, cluster_slots)
         if split is not None:
             return split
-    opts = fill_options(M, N, arch, bns)
+    opts = fill_options(M, N, arch, bns, cta_groups)
     return min(opts, key=lambda o: fill_cost(o, M, N, sm_budget, priced))
 
 

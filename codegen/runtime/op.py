@@ -180,7 +180,8 @@ class GemmRsAr:
             return schedule, *dispatch.splitk_default(M, self.K, self.fixed_bn,
                                                       self.fixed_cta_group)
         if schedule == "swapab":
-            bt = dispatch.swapab_default_token_tile(M, self.mode, self.fixed_bn, self.arch)
+            bt = dispatch.swapab_default_token_tile(M, self.mode, self.fixed_bn, self.arch,
+                                                    self.fixed_cta_group)
             return schedule, bt, dispatch.swapab_cta_group(self.fixed_cta_group, M, self.mode,
                                                            self.arch)
         cg = dispatch.choose_cta_group(M, self.fixed_cta_group)

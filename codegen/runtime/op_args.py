@@ -54,6 +54,16 @@ def check_op_args(max_M, N, K, mode, group, *, bn, cta_group, sm_budget, transpo
     if cta_group is not None and cta_group not in cgs:
         raise InputError(f"cta_group = {cta_group!r}: the {schedule or 'any'} schedule has "
                          f"cta_group {list(cgs)} only")
+    if schedule == "swapab" and cta_group is not None:
+        modes_cgs = contract.swapab_cta_groups(arch_or_any or "sm_90a", mode)
+        if cta_group not in modes_cgs:
+            raise InputError(f"cta_group = {cta_group!r}: the swapab schedule in mode {mode!r} has "
+                             f"cta_group {list(modes_cgs)} only (3, the 192-row W tile, is mode "
+                             f"none on sm_90a)")
+        cg_bns = contract.swapab_cta_group_bns(arch_or_any or "sm_90a", mode, cta_group)
+        if bn is not None and bn not in cg_bns:
+            raise InputError(f"bn = {bn!r}: the swapab kernels with cta_group {cta_group} have "
+                             f"token tiles {list(cg_bns)} only")
     if schedule == "splitk":
         cg = cta_group if cta_group is not None else min(contract.SPLITK_CTA_GROUPS)
         if K < contract.splitk_min_k(cg):

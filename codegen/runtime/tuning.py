@@ -75,7 +75,8 @@ def candidates(M: int, N: int, arch: str = "sm_90a", mode: str = "rs",
     top = swapab_bn(M, arch, mode)
     out += [("swapab", bt, cg) for bt in contract.swapab_bns(arch, mode)
             for cg in contract.SWAPAB_CTA_GROUPS[arch]
-            if bt <= top and bt * MAX_TOKEN_TILES >= M]
+            if bt <= top and bt * MAX_TOKEN_TILES >= M
+            and contract.decode_kernel_exists(arch, mode, bt, cg)]
     if K is None or arch not in contract.SCHEDULE_ARCHS["splitk"]:
         return out
     from .dispatch import swapab_token_tile

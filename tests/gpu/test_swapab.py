@@ -24,10 +24,10 @@ def test_none_swapab_matches_torch(N, K):
 
 @pytest.mark.gpu
 @requires_gpu
-@pytest.mark.parametrize("cg", contract.SWAPAB_CTA_GROUPS["sm_90a"])
-@pytest.mark.parametrize("bt", contract.swapab_bns("sm_90a", "none"))
+@pytest.mark.parametrize("bt,cg", [(bt, cg) for cg in contract.swapab_cta_groups("sm_90a", "none")
+                                    for bt in contract.swapab_cta_group_bns("sm_90a", "none", cg)])
 def test_none_every_token_tile(bt, cg):
-    N, K = 1024, 768
+    N, K = (1024, 768) if cg < 3 else (1280, 832)   # cta_group 3: N / 192 leaves a partial W tile
     op = GemmRsAr(512, N, K, "none", schedule="swapab", bn=bt, cta_group=cg)
     for M in sorted({*DECODE_MS, bt - 1 or 1, bt, bt + 1}):
         check_none(op, M, N, K, f"none swapab bt={bt} cg={cg}")
@@ -35,7 +35,7 @@ def test_none_every_token_tile(bt, cg):
 
 @pytest.mark.gpu
 @requires_gpu
-@pytest.mark.parametrize("cg", contract.SWAPAB_CTA_GROUPS["sm_90a"])
+@pytest.mark.parametrize("cg", contract.swapab_cta_groups("sm_90a", "rs"))
 @pytest.mark.parametrize("mode", ["rs", "ar"])
 @pytest.mark.parametrize("tp", [2, 4, 8])
 def test_fused_swapab_decode_sizes(tp, mode, cg):
@@ -82,7 +82,7 @@ def test_fused_wide_epilogue_passes(tp, mode, bt):
 
 @pytest.mark.gpu
 @requires_gpu
-@pytest.mark.parametrize("cg", contract.SWAPAB_CTA_GROUPS["sm_90a"])
+@pytest.mark.parametrize("cg", contract.swapab_cta_groups("sm_90a", "rs"))
 @pytest.mark.parametrize("mode,bt", _extra_fused_tiles())
 @pytest.mark.parametrize("tp", [2, 8])
 def test_fused_extra_token_tiles(tp, mode, bt, cg):
@@ -120,7 +120,7 @@ def test_swapab_outputs_survive_and_graph_replays(mode):
     (16384, 768, 512, 8, 3),      # many W tiles per CTA (persistent loop), an odd SM budget
     (3200, 320, 300, 2, 7),       # N not a power of two, K not either
 ])
-@pytest.mark.parametrize("cg", contract.SWAPAB_CTA_GROUPS["sm_90a"])
+@pytest.mark.parametrize("cg", contract.swapab_cta_groups("sm_90a", "rs"))
 def test_swapab_unusual_shapes(N, K, max_M, tp, budget, cg):
     """Shapes and budgets outside the benchmark grid, both modes and mode none."""
     Ms = sorted({1, 3, min(max_M, 17), max_M})
@@ -137,3 +137,22 @@ def test_swapab_unusual_shapes(N, K, max_M, tp, budget, cg):
     none = GemmRsAr(max_M, N, K, "none", schedule="swapab", cta_group=cg, sm_budget=budget)
     for M in Ms:
         check_none(none, M, N, K, f"none swapab N={N} K={K}")
+
+
+@pytest.mark.gpu
+@requires_gpu
+@pytest.mark.parametrize("N,K,max_M,budget", [
+    (128, 1536, 33, None),        # N below one 192-row W tile: rows 128..191 past N
+    (3200, 320, 300, 7),          # 16 2/3 W tiles, an odd SM budget (the CTAs loop)
+    (16384, 768, 512, 3),         # 85 1/3 W tiles on 3 CTAs
+    (7168, 2304, 512, None),      # 37 1/3 W tiles, every token tile of cta_group 3 below
+])
+@pytest.mark.parametrize("bt", [None, 64, 192])
+def test_none_w192_unusual_shapes(N, K, max_M, budget, bt):
+    """cta_group 3 (the 192-row W tile, mode none) where N is no multiple of 192 (the last W
+    tile reaches past N: its rows load as zeros and are not stored), with looping grids and the
+    default token tile of a fixed cta_group 3."""
+    op = GemmRsAr(max_M, N, K, "none", schedule="swapab", bn=bt, cta_group=3, sm_budget=budget)
+    for M in sorted({1, 3, min(max_M, 17), min(max_M, 113), max_M}):
+        check_none(op, M, N, K, f"none swapab cg3 bt={bt} N={N} K={K}")
+        assert op.last_launch[0]["cta_group"] == 3

@@ -10,12 +10,12 @@ order, and reports medians: torch.mm and, per rule, the (schedule, bn, cta_group
 
 Rules: `dispatch` (the op's own: a tuning table of the cache root if one exists for the
 shape, else its rules), `fill` (dispatch.choose_none_by_fill where it applies; `fill-flat`:
-without its prices), `rules`
+without its prices; `fill-cg12`: without the 192-row W tile, cta_group 3), `rules`
 (the rules before it: choose_schedule + token tile + choose_bn), `fill-x80.96.112` (the fill
 rule without those token tiles), `cands` (every candidate of
 the tuning sweep at M, tuning.candidates), `splitk-c2` / `splitk-c4` (the splitk schedule
 at M's token tile, dispatch.splitk_default, with that cluster size), or a fixed choice written
-`swapab64c2`, `tile224c1`, `splitk32c4`. Every path's output is checked against an fp32 reference first (output poisoned
+`swapab64c2`, `swapab112c3`, `tile224c1`, `splitk32c4`. Every path's output is checked against an fp32 reference first (output poisoned
 with NaN; tolerance MAX_RELERR). `--both-regimes` times every path with an L2-resident weight
 (warm) and with the weight cycled through copies that exceed the L2 (cold), in the same
 rounds; a path's score is then the worse of its two ratios to torch.mm, as the tables use.
@@ -39,7 +39,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 from codegen import contract  # noqa: E402
 from codegen.runtime import dispatch  # noqa: E402
 
-_FIXED = re.compile(r"^(tile|swapab|splitk)(\d+)c([124])$")
+_FIXED = re.compile(r"^(tile|swapab|splitk)(\d+)c([1-4])$")
 _SPLITK = re.compile(r"^splitk-c([24])$")
 #: Largest relative error (baselines.relerr against fp32) a path may show before it is reported
 #: wrong (stricter than the benchmarks' baselines.MAX_RELERR).
@@ -85,13 +85,15 @@ def resolve(rule: str, M: int, N: int, arch: str, sm_budget: int, land_rows: int
         return dispatch.choose_none_by_fill(M, N, arch, sm_budget, land_rows)
     if rule == "fill-flat":   # the fill rule without its prices (before the fifth session)
         return dispatch.choose_none_by_fill(M, N, arch, sm_budget, land_rows, priced=False)
+    if rule == "fill-cg12":   # the fill rule without cta_group 3 (before the sixth session)
+        return dispatch.choose_none_by_fill(M, N, arch, sm_budget, land_rows, cta_groups=(1, 2))
     if rule.startswith("fill-x"):   # the fill rule without some token tiles: fill-x80.96.112
         drop = {int(v) for v in rule[len("fill-x"):].split(".") if v.isdigit()}
         bns = tuple(b for b in contract.swapab_bns(arch, "none") if b not in drop)
         return dispatch.choose_none_by_fill(M, N, arch, sm_budget, land_rows, bns)
     if rule == "dispatch":
         return None
-    raise ValueError(f"unknown rule '{rule}': dispatch, fill, fill-x<tiles>, rules, "
+    raise ValueError(f"unknown rule '{rule}': dispatch, fill, fill-flat, fill-cg12, fill-x<tiles>, rules, "
                      "splitk-c2 / splitk-c4 (splitk at M's token tile), or e.g. swapab64c2 / "
                      "tile224c1 / splitk32c4")
 
