@@ -139,6 +139,20 @@ def test_table_rows_name_a_token_tile_of_their_mode(tmp_path):
     rs["rows"][0].update(schedule="swapab", bn=192, cta_group=1)
     with pytest.raises(TuningError, match="bn"):
         TuningTable.from_dict(rs, derive_crossover=True)
+    # cta_group 3 (the 192-row W tile): mode none at its own token tiles only
+    none["rows"][0].update(schedule="swapab", bn=112, cta_group=3)
+    assert TuningTable.from_dict(none, derive_crossover=True).choice(none["rows"][0]["M"]) == (
+        "swapab", 112, 3)
+    none["rows"][0].update(schedule="swapab", bn=224, cta_group=3)
+    with pytest.raises(TuningError, match="token tile 224 with cta_group 3"):
+        TuningTable.from_dict(none, derive_crossover=True)
+    rs["rows"][0].update(schedule="swapab", bn=128, cta_group=3)
+    with pytest.raises(TuningError, match="ar swapab kernel has token tile 128 with cta_group 3"):
+        TuningTable.from_dict(rs, derive_crossover=True)
+    # the sweep's candidates: cta_group 3 for mode none at its token tiles, never for rs/ar
+    assert [c[1] for c in candidates(300, 7168, mode="none") if c[2] == 3] == [
+        64, 80, 96, 112, 128, 144, 160, 192]
+    assert not [c for c in candidates(300, 7168, mode="rs") if c[2] == 3]
 
 
 def test_absent_is_none(tmp_path):

@@ -298,5 +298,9 @@ def _row(doc, i: int, N: int, arch: str, mode: str) -> Row:
     cg = _choice(doc, "cta_group", contract.schedule_cta_groups(arch, schedule), where)
     if schedule == "tile" and N % bn:
         raise _Bad(f"{where}bn {bn} does not divide N = {N}")
+    if schedule == "swapab" and not contract.decode_kernel_exists(arch, mode, bn, cg):
+        raise _Bad(f"{where}no {arch} {mode} swapab kernel has token tile {bn} with cta_group "
+                   f"{cg} (cta_group 3: mode none on sm_90a, token tiles "
+                   f"{list(contract.SWAPAB_CG3_BNS)})")
     return Row(M, schedule, bn, cg, _us(doc, "fused_us", where), _us(doc, "best_unfused_us", where),
                _str(doc, "best_unfused", where, nonempty=True))
