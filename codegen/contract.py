@@ -84,6 +84,10 @@ SWAPAB_MAX_ROWS = 512
 #: tiles up to 128: the schedule is for few tokens over a small N (M <= 256 or so); each token
 #: tile's K-split partials meet in f32 through distributed shared memory.
 SPLITK_BNS = (16, 32, 64, 128)
+#: ...and, mode none on sm_90a, token tiles of 160 / 192 (one tile, one handoff, for M 129..192
+#: where tiles of 128 loop twice over K: N 1024, K 14336, M 160 ran at 0.35x-0.46x torch.mm;
+#: 5 / 4 pipeline stages beside the f32 partial tile).
+SPLITK_EXTRA_BNS = {"sm_90a": {"none": (160, 192)}}
 SPLITK_CTA_GROUPS = (2, 4)
 DECODE_SCHEDULES = ("swapab", "splitk")
 #: Every cta_group value some schedule has (the CLI's --cta-group choices).
@@ -105,10 +109,17 @@ def params_schedule(schedule: str) -> str:
 def schedule_bns(arch: str | None, mode: str, schedule: str) -> tuple[int, ...]:
     """Widths (tile: BN; decode: token tiles) of the (arch, mode, schedule) kernels."""
     if schedule == "splitk":
-        return SPLITK_BNS
+        return splitk_bns(arch, mode)
     if schedule == "swapab":
         return swapab_bns(arch, mode)
     return BNS
+
+
+def splitk_bns(arch: str | None, mode: str) -> tuple[int, ...]:
+    """Token tiles of the (arch, mode) splitk kernels, ascending (arch None: of any arch)."""
+    archs = ARCHS if arch is None else (arch,)
+    extra = set().union(*(SPLITK_EXTRA_BNS.get(a, {}).get(mode, ()) for a in archs))
+    return tuple(sorted(set(SPLITK_BNS) | extra))
 
 
 def schedule_cta_groups(arch: str | None, schedule: str) -> tuple[int, ...]:

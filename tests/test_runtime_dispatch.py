@@ -200,6 +200,14 @@ def test_fill_rule_is_constant_between_multiples_of_16():
             rep = max(16, -(-M // 16) * 16)
             assert (dispatch.choose_none_by_fill(M, N, "sm_90a", 132, 512)
                     == dispatch.choose_none_by_fill(rep, N, "sm_90a", 132, 512)), (N, M)
+    # ...with the splitk kernels too (token tiles 160 / 192 up to M = 192 at small N)
+    slots = {2: 66, 4: 30}
+    for N, K in ((1024, 14336), (1280, 8192), (1792, 4096), (3072, 8192)):
+        for M in range(1, 513):
+            rep = max(16, -(-M // 16) * 16)
+            assert (dispatch.choose_none_by_fill(M, N, "sm_90a", 132, 512, K=K, cluster_slots=slots)
+                    == dispatch.choose_none_by_fill(rep, N, "sm_90a", 132, 512, K=K,
+                                                    cluster_slots=slots)), (N, K, M)
 
 
 @pytest.mark.parametrize("N,M,flat,priced", [

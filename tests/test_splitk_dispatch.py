@@ -33,7 +33,9 @@ def test_names_and_contract():
     (dict(schedule="splitk", cta_group=4), 192, ["K = 192", "K >= 256", "swapab"]),
     (dict(schedule="splitk"), 64, ["K = 64", "K >= 128"]),
     (dict(schedule="splitk", cta_group=1), 4096, ["cta_group = 1", "[2, 4]"]),
-    (dict(schedule="splitk", bn=160), 4096, ["bn = 160", "(16, 32, 64, 128)"]),
+    (dict(schedule="splitk", bn=224), 4096, ["bn = 224", "(16, 32, 64, 128, 160, 192)"]),
+    # 160 / 192: mode none (sm_90a) only
+    (dict(schedule="splitk", bn=160, mode="rs"), 4096, ["bn = 160", "(16, 32, 64, 128)"]),
     (dict(cta_group=5), 4096, ["cta_group = 5"]),
     # cta_group 3 is the 192-row W tile decode kernel: mode none, its own token tiles
     (dict(cta_group=3, bn=256), 4096, ["bn = 256", "cta_group 3", "192"]),
@@ -81,7 +83,8 @@ def test_grid_holds_only_resident_clusters():
     (2048, 2048, 16, None),
     (3584, 2368, 16, None),                  # 56 W tiles
     (4096, 14336, 16, None),
-    (1024, 4096, 192, None),                 # two token tiles: a handoff each
+    (1024, 4096, 256, None),                 # two token tiles: a handoff each (until the
+    # sixth session at M 129..192 too; now one token tile of 160 / 192 covers them)
 ])
 def test_fill_rule_takes_splitk_where_it_was_measured_faster(N, K, M, want):
     got = dispatch.choose_none_by_fill(M, N, "sm_90a", 132, 512, K=K, cluster_slots=H200_SLOTS)
@@ -104,7 +107,9 @@ def test_op_choice_uses_the_kernels_it_can_load(tmp_path, monkeypatch):
     assert op.choice(16) == ("splitk", 16, 4)
     assert op.choice(300)[0] != "splitk"
     fixed = GemmRsAr(512, 1024, 4096, "none", arch="sm_90a", schedule="splitk", cache_dir=tmp_path)
-    assert fixed.choice(16) == ("splitk", 16, 4) and fixed.choice(200) == ("splitk", 128, 4)
+    # fixed splitk: the smallest token tile >= M (mode none on sm_90a up to 192)
+    assert fixed.choice(16) == ("splitk", 16, 4) and fixed.choice(150) == ("splitk", 160, 4)
+    assert fixed.choice(200) == ("splitk", 192, 4)
     # no GPU here: the op finds no kernel to load, so it offers none
     assert GemmRsAr(512, 1024, 4096, "none", arch="sm_90a", cache_dir=tmp_path).splitk_slots() == {}
 
@@ -124,3 +129,20 @@ def test_tuning_tables_and_sweeps_know_splitk(tmp_path):
     assert not any(c[0] == "splitk" for c in candidates(64, 2048, "sm_90a", "none"))
     assert ("splitk", 64, 2) in candidates(64, 2048, "sm_100a", "none", K=4096)  # for its tables
     assert ("splitk", 64, 4) not in candidates(64, 2048, "sm_90a", "none", K=192)
+
+
+@pytest.mark.parametrize("N,K,M,want", [
+    # one H200, sixth session: clusters of 4 with one token tile of 160 / 192 up to M = 192
+    # (call 6: 0.37x-0.92x -> 0.76x-1.05x torch.mm; call 7, held out: 1.22x-1.95x faster)
+    (1024, 14336, 160, ("splitk", 160, 4)),
+    (1280, 8192, 192, ("splitk", 192, 4)),
+    (1152, 6144, 151, ("splitk", 160, 4)),
+    (1024, 14336, 224, None),     # two token tiles: a pass over K each (measured no better)
+    (2048, 8192, 144, None),      # clusters of 2 (N > 1920): not faster with 160 / 192
+])
+def test_splitk_one_token_tile_up_to_192(N, K, M, want):
+    assert dispatch.choose_splitk(M, N, K, "sm_90a", 132, dict(H200_SLOTS)) == want
+    # rs/ar have no splitk token tile above 128 (and the rule is mode none's)
+    assert contract.splitk_bns("sm_90a", "rs") == contract.SPLITK_BNS
+    assert contract.splitk_bns("sm_90a", "none") == contract.SPLITK_BNS + (160, 192)
+    assert contract.splitk_bns("sm_100a", "none") == contract.SPLITK_BNS

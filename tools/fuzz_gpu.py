@@ -59,7 +59,7 @@ def draw_case(rng: random.Random, arch: str = "sm_90a") -> dict:
         # the K split: a cluster size K allows (one k-tile per CTA), else the decode schedule
         cgs = [c for c in contract.SPLITK_CTA_GROUPS if K >= contract.splitk_min_k(c)]
         schedule = "splitk" if cgs else "swapab"
-        bn = rng.choice(contract.SPLITK_BNS)
+        bn = rng.choice(contract.splitk_bns(arch, mode))
         cta_group = rng.choice(cgs) if cgs else 1
     budget = rng.choice((None, None, None, 1, 3, 7, 16))
     land = contract.land_rows(max_M)

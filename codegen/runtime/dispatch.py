@@ -28,11 +28,11 @@ from __future__ import annotations
 
 import math
 
-from codegen.contract import (BK, BM, BNS, MIN_BN, SCHEDULE_ARCHS, SPLITK_BNS,
+from codegen.contract import (BK, BM, BNS, MIN_BN, SCHEDULE_ARCHS,
                               SPLITK_CTA_GROUPS, SWAPAB_BM, SWAPAB_BNS, SWAPAB_CTA_GROUPS,
                               SWAPAB_EXTRA_BNS, SWAPAB_MAX_ROWS, cdiv, decode_kernel_exists,
                               swapab_bns, swapab_cta_group_bns, swapab_cta_groups, swapab_w_rows,
-                              swapab_wide)
+                              splitk_bns, swapab_wide)
 
 BN_256_MIN_M = 2048
 #: Largest M the default rule sends to the decode schedule (without a tuning table): mode none
@@ -170,11 +170,13 @@ SPLITK_MIN_K_TILES_PER_CTA = 16
 
 
 def splitk_default(M: int, K: int, fixed_bn: int | None = None,
-                   fixed_cta_group: int | None = None) -> tuple[int, int]:
+                   fixed_cta_group: int | None = None, arch: str = "sm_90a",
+                   mode: str = "none") -> tuple[int, int]:
     """(token tile, cta_group) of a splitk call with nothing else to go by: the smallest token
-    tile >= M (at most 128: more rows loop over tiles of 128), and the largest cluster whose CTAs
-    each get SPLITK_MIN_K_TILES_PER_CTA k-tiles (else the smallest that fits K)."""
-    bt = swapab_token_tile(M, fixed_bn, SPLITK_BNS)
+    tile >= M of the (arch, mode) splitk kernels (at most 128, or 192 for mode none on sm_90a:
+    more rows loop over tiles of the largest), and the largest cluster whose CTAs each get
+    SPLITK_MIN_K_TILES_PER_CTA k-tiles (else the smallest that fits K)."""
+    bt = swapab_token_tile(M, fixed_bn, splitk_bns(arch, mode))
     if fixed_cta_group is not None:
         return bt, fixed_cta_group
     k_tiles = K // BK
@@ -305,10 +307,12 @@ def fill_cost(option: tuple[str, int, int], M: int, N: int, sm_budget: int,
 #: 96..128); nothing or a loss at N >= 4096, at K <= 2368 (the handoff then costs more than the
 #: split saves) and past one token tile (M > 128: a handoff per token tile). The bounds were
 #: widened to N 3584 / K 2816 after call 7's random shapes (N 2944 K 3008: 1.16x; N 3328 K 4544:
-#: 1.37x).
+#: 1.37x). Clusters of 4 up to M = 192 since the splitk token tiles 160 / 192 (sixth session, 6
+#: shapes N 1024..1792 x M 144..192: 0.41x-0.92x -> 0.82x-1.05x torch.mm, never slower; clusters
+#: of 2 with them at N 2048..3072 were not faster, so 2 stays at M <= 64).
 SPLITK_MAX_W_TILES = 56          # N / 64 at most (N <= 3584)
 SPLITK_MIN_K_TILES = 44          # K / 64 at least (K >= 2816)
-SPLITK_MAX_M = {4: 128, 2: 64}   # per cluster size
+SPLITK_MAX_M = {4: 192, 2: 64}   # per cluster size (4: 128 until token tiles 160 / 192)
 
 
 def choose_splitk(M: int, N: int, K: int, arch: str, sm_budget: int,
@@ -326,7 +330,7 @@ def choose_splitk(M: int, N: int, K: int, arch: str, sm_budget: int,
             and k_tiles >= SPLITK_MIN_K_TILES_PER_CTA * ks]
     if not fits or M > SPLITK_MAX_M.get(max(fits), 0):
         return None
-    return "splitk", swapab_token_tile(M, None, SPLITK_BNS), max(fits)
+    return "splitk", swapab_token_tile(M, None, splitk_bns(arch, "none")), max(fits)
 
 
 def fill_rule_applies(arch: str) -> bool:

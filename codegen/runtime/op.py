@@ -178,7 +178,7 @@ class GemmRsAr:
         schedule = dispatch.choose_schedule(M, self.arch, self.land_rows, fixed, self.mode)
         if schedule == "splitk":
             return schedule, *dispatch.splitk_default(M, self.K, self.fixed_bn,
-                                                      self.fixed_cta_group)
+                                                      self.fixed_cta_group, self.arch, self.mode)
         if schedule == "swapab":
             bt = dispatch.swapab_default_token_tile(M, self.mode, self.fixed_bn, self.arch,
                                                     self.fixed_cta_group)

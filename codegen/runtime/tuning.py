@@ -80,8 +80,9 @@ def candidates(M: int, N: int, arch: str = "sm_90a", mode: str = "rs",
     if K is None or arch not in contract.SCHEDULE_ARCHS["splitk"]:
         return out
     from .dispatch import swapab_token_tile
-    top = swapab_token_tile(M, bns=contract.SPLITK_BNS)
-    return out + [("splitk", bt, cg) for bt in contract.SPLITK_BNS
+    bns = contract.splitk_bns(arch, mode)
+    top = swapab_token_tile(M, bns=bns)
+    return out + [("splitk", bt, cg) for bt in bns
                   for cg in contract.SPLITK_CTA_GROUPS
                   if bt <= top and bt * MAX_TOKEN_TILES >= M and K >= contract.splitk_min_k(cg)]
 

@@ -19,7 +19,7 @@ CGS = contract.SPLITK_CTA_GROUPS
 @pytest.mark.gpu
 @requires_gpu
 @pytest.mark.parametrize("cg", CGS)
-@pytest.mark.parametrize("bt", contract.SPLITK_BNS)
+@pytest.mark.parametrize("bt", contract.splitk_bns("sm_90a", "none"))
 def test_none_splitk_every_token_tile(bt, cg):
     """Every token tile and cluster size; K = 1600 is 25 k-tiles (uneven over 2 or 4 CTAs)."""
     N, K = 2048, 1600
