@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from codegen import contract
-from codegen.runtime import GemmRsAr, InputError, VirtualGroup
+from codegen.runtime import GemmRsAr, InputError, VirtualGroup, dispatch
 from gpu_common import (assert_close, check_first_output_survives, check_graph_replays, check_none,
                         check_outputs, fresh, poisoned, rank_inputs, requires_gpu, run_poisoned)
 
@@ -112,13 +112,15 @@ def test_none_splitk_graph_replay():
 @requires_gpu
 def test_none_dispatch_takes_splitk_where_the_rule_says():
     """Without a table, mode none at N 1536, K 4096 (24 W tiles) dispatches the splitk kernel
-    with clusters of 4 up to M = 128 (dispatch.choose_splitk; the device holds 24 clusters of
-    4), and the decode kernels above; every call correct."""
+    with clusters of 4 up to M = 192 (dispatch.choose_splitk, SPLITK_MAX_M; the device holds 24
+    clusters of 4; token tiles 160 / 192 above 128), and the decode kernels above; every call
+    correct."""
     N, K = 1536, 4096
     op = GemmRsAr(512, N, K, "none")
     assert set(op.splitk_slots()) == set(CGS) and op.splitk_slots()[4] >= 24
-    for M in (1, 16, 64, 100, 128, 129, 200):
+    top = dispatch.SPLITK_MAX_M[4]
+    for M in (1, 16, 64, 100, 128, 129, 160, 161, top, top + 1, 300):
         check_none(op, M, N, K, "none dispatch")
-        want = "splitk" if M <= 128 else "swapab"
+        want = "splitk" if M <= top else "swapab"
         assert op.last_launch[0]["schedule"] == want, (M, op.last_launch[0])
     assert op.last_launch[0]["grid"] > 0
