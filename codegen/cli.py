@@ -18,7 +18,8 @@ from pathlib import Path
 
 from codegen import env as envmod
 from codegen.entry_format import manifest_paths
-from codegen.contract import ALL_CTA_GROUPS, SPLITK_CTA_GROUPS, SWAPAB_EXTRA_BNS
+from codegen.contract import (ALL_CTA_GROUPS, SPLITK_BNS, SPLITK_CTA_GROUPS, SPLITK_EXTRA_BNS,
+                              SWAPAB_CG3_BNS, SWAPAB_EXTRA_BNS)
 from codegen.spec import (ARCHS, BNS, MODES, SCHEDULES, SWAPAB_ALL_BNS, SWAPAB_BNS, TPS, TRANSPORTS, SpecError,
                           Variant, deployment_matrix)
 
@@ -101,10 +102,11 @@ def _days(text: str) -> float:
     return value
 
 
-def _extra_bns_help() -> str:
-    """The arch- and mode-specific token tiles (contract.SWAPAB_EXTRA_BNS), for --bn's help."""
+def _extra_bns_help(extra: dict = SWAPAB_EXTRA_BNS) -> str:
+    """The arch- and mode-specific token tiles (contract.SWAPAB_EXTRA_BNS, SPLITK_EXTRA_BNS), for
+    --bn's help."""
     parts = []
-    for arch, per_mode in SWAPAB_EXTRA_BNS.items():
+    for arch, per_mode in extra.items():
         by_bns: dict[tuple[int, ...], list[str]] = {}
         for mode, bns in per_mode.items():
             by_bns.setdefault(tuple(bns), []).append(mode)
@@ -123,12 +125,16 @@ def _matrix_args(p: argparse.ArgumentParser, tp_required: bool) -> None:
     p.add_argument("--bn", type=_csv(int, tuple(sorted(set(BNS) | set(SWAPAB_ALL_BNS)))), default=None,
                    help="tile widths (default: every one of each schedule: tile "
                         f"{','.join(map(str, BNS))} (a width serves only an N it divides); "
-                        f"swapab token tiles {','.join(map(str, SWAPAB_BNS))}; {_extra_bns_help()})")
+                        f"swapab token tiles {','.join(map(str, SWAPAB_BNS))}; {_extra_bns_help()}; "
+                        f"splitk {','.join(map(str, SPLITK_BNS))}; "
+                        f"{_extra_bns_help(SPLITK_EXTRA_BNS)})")
     p.add_argument("--schedule", type=_csv(str, SCHEDULES), default=SCHEDULES,
                    help="default: tile,swapab,splitk (swapab: the decode schedule for M <= 512; "
                         "splitk: the decode schedule with K split over a cluster)")
     p.add_argument("--cta-group", type=_csv(int, ALL_CTA_GROUPS), default=None,
-                   help="default: every one of each schedule (tile 1,2; swapab 1,2; splitk "
+                   help="default: every one of each schedule (tile 1,2; swapab 1,2 (2: the "
+                        "wide kernel, 128-row W tiles), on sm_90a for mode none also 3 (192-row W "
+                        f"tiles, token tiles {','.join(map(str, SWAPAB_CG3_BNS))}); splitk "
                         f"{','.join(map(str, SPLITK_CTA_GROUPS))}: the K-split cluster size)")
 
 
