@@ -265,6 +265,12 @@ def _run(args, torch, dist, device) -> int:
                 for M in [m for m in args.ms if m <= op.land_rows]:
                     what = f"tp={tp} {mode} K={K} splitk cg={cg} M={M}"
                     R.case(what, lambda: one_call(op, mode, M, K, what), recover_fn(op, group))
+            for bt in _epi_pass_tiles(mode):   # wide decode kernels storing in passes, fixed
+                op = GemmRsAr(max_M, N, K, mode, group, schedule="swapab", bn=bt, cta_group=2,
+                              timeout_ms=args.timeout_ms)
+                for M in [m for m in args.ms if m <= op.land_rows]:
+                    what = f"tp={tp} {mode} K={K} swapab wide bn={bt} (epilogue in passes) M={M}"
+                    R.case(what, lambda: one_call(op, mode, M, K, what), recover_fn(op, group))
             if not args.no_dispatch:
                 op = GemmRsAr(max_M, N, K, mode, group, timeout_ms=args.timeout_ms)
                 for M in args.ms + args.ms[::-1]:
@@ -281,6 +287,14 @@ def _run(args, torch, dist, device) -> int:
 
     R.say(f"{R.passed} passed, {R.failed} failed")
     return 1 if R.failed else 0
+
+
+def _epi_pass_tiles(mode: str) -> list[int]:
+    """Token tiles of the wide (cta_group 2) sm_90a decode kernels of `mode` whose transposed
+    tile is stored in passes (contract.decode_epi_tokens; 2026-12-01 sixth session: token tile
+    256 for rs/ar), which only the fixed cases reach (no rs/ar rule picks them)."""
+    return [bt for bt in contract.swapab_bns("sm_90a", mode)
+            if contract.decode_epi_tokens(bt, contract.swapab_w_rows(2)) < bt]
 
 
 def _assert_unicast(op, args) -> None:

@@ -1,5 +1,8 @@
 #!/bin/bash
-# For the next session lent nvidia-h200-x2 (written 2026-12-01, fifth session; NOT run).
+# For the next session lent nvidia-h200-x2 (written 2026-12-01, fifth session; NOT run; still
+# the plan after the sixth session, whose `check` now also runs the wide rs/ar decode kernels of
+# token tile 256, which store their tile in passes since then and never ran across GPUs:
+# tests/multigpu/run_correctness.py's fixed cases).
 # Replaces the fourth session's next_x2.sh (never run; removed: same `large` and `smalln`, here
 # with `check` and `splitk` added). Build here first (CPU, ~2 min), narrowed so the carry stays
 # under 64 MiB with the checkout (~37 MB), cubins only:
