@@ -117,9 +117,16 @@ def schedule_bns(arch: str | None, mode: str, schedule: str) -> tuple[int, ...]:
 
 def splitk_bns(arch: str | None, mode: str) -> tuple[int, ...]:
     """Token tiles of the (arch, mode) splitk kernels, ascending (arch None: of any arch)."""
+    return _with_extra_bns(SPLITK_BNS, SPLITK_EXTRA_BNS, arch, mode)
+
+
+def _with_extra_bns(base: tuple[int, ...], extra: dict, arch: str | None,
+                    mode: str) -> tuple[int, ...]:
+    """`base` and the (arch, mode) entries of `extra` ({arch: {mode: token tiles}}), ascending
+    (arch None: of any arch)."""
     archs = ARCHS if arch is None else (arch,)
-    extra = set().union(*(SPLITK_EXTRA_BNS.get(a, {}).get(mode, ()) for a in archs))
-    return tuple(sorted(set(SPLITK_BNS) | extra))
+    more = set().union(*(extra.get(a, {}).get(mode, ()) for a in archs))
+    return tuple(sorted(set(base) | more))
 
 
 def schedule_cta_groups(arch: str | None, schedule: str) -> tuple[int, ...]:
@@ -170,6 +177,11 @@ def decode_epi_tokens(token_tile: int, w_rows: int, ksplit: int = 1, arch: str =
         if stages > most:
             best, most = tokens, stages
     return best
+
+
+def decode_epi_passes(token_tile: int, w_rows: int, ksplit: int = 1, arch: str = "sm_90a") -> int:
+    """Passes in which a decode kernel stores its transposed tile (decode_epi_tokens)."""
+    return cdiv(token_tile, decode_epi_tokens(token_tile, w_rows, ksplit, arch))
 
 
 def decode_stages(token_tile: int, w_rows: int, ksplit: int = 1, arch: str = "sm_90a") -> int:
@@ -268,9 +280,7 @@ TMA_OPERANDS = {
 
 def swapab_bns(arch: str | None, mode: str) -> tuple[int, ...]:
     """Token tiles of the (arch, mode) decode kernels, ascending (arch None: of any arch)."""
-    archs = ARCHS if arch is None else (arch,)
-    extra = set().union(*(SWAPAB_EXTRA_BNS.get(a, {}).get(mode, ()) for a in archs))
-    return tuple(sorted(set(SWAPAB_BNS) | extra))
+    return _with_extra_bns(SWAPAB_BNS, SWAPAB_EXTRA_BNS, arch, mode)
 
 
 def swapab_wide(cta_group: int) -> bool:
@@ -295,9 +305,17 @@ def decode_kernel_exists(arch: str, mode: str, bn: int, cta_group: int) -> bool:
 
 
 def swapab_cta_groups(arch: str, mode: str) -> tuple[int, ...]:
-    """cta_group values of the (arch, mode) swapab kernels (3: mode none on sm_90a only)."""
+    """cta_group values of the (arch, mode) swapab kernels (3: mode none on sm_90a only):
+    those with a token tile (decode_kernel_exists)."""
     return tuple(cg for cg in SWAPAB_CTA_GROUPS.get(arch, ())
-                 if cg != 3 or (arch == "sm_90a" and mode == "none"))
+                 if any(decode_kernel_exists(arch, mode, bt, cg) for bt in swapab_bns(arch, mode)))
+
+
+def swapab_ragged_n(cta_group: int) -> bool:
+    """Whether a swapab kernel's W tile may reach past N: its rows do not divide MIN_BN, of
+    which every N is a multiple (cta_group 3: 192 rows). Its last W tile's rows past N load as
+    zeros (TMA) and its stores stop at N; the grid counts ceil(N / W rows) W tiles."""
+    return MIN_BN % swapab_w_rows(cta_group) != 0
 
 
 def swapab_cta_group_bns(arch: str, mode: str, cta_group: int) -> tuple[int, ...]:
@@ -310,12 +328,13 @@ def implied_schedule(bn: int | None, cta_group: int | None) -> str | None:
     """The schedule a fixed BN / CTA group names when no schedule is given: 'splitk' for a
     cta_group only the splitk kernels have, 'swapab' for a width only the decode kernels have
     (SWAPAB_ALL_BNS, not BNS), 'tile' for any other fixed BN or CTA group, None when neither is
-    fixed (the dispatcher decides); cta_group 3 names 'swapab'."""
+    fixed (the dispatcher decides); a cta_group only the swapab kernels have (3) names
+    'swapab'."""
     if bn is None and cta_group is None:
         return None
     if cta_group in SPLITK_CTA_GROUPS and cta_group not in CTA_GROUPS:
         return "splitk"
-    if cta_group == 3:          # the 192-row W tile decode kernel
+    if cta_group in schedule_cta_groups(None, "swapab") and cta_group not in CTA_GROUPS:
         return "swapab"
     return "swapab" if bn in SWAPAB_ALL_BNS and bn not in BNS else "tile"
 

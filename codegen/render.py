@@ -45,12 +45,13 @@ def trace_supported(variant: Variant) -> bool:
     return variant.arch == "sm_90a" and variant.schedule == "tile" and variant.mode in contract.COLLECTIVE_MODES
 
 
-def _epi_tokens(variant: Variant) -> int:
-    if variant.schedule not in contract.DECODE_SCHEDULES:
+def _epi_tokens(variant: Variant, ksplit: int) -> int:
+    """Tokens of the decode kernels' transposed epilogue tile in shared memory at once (the
+    whole token tile but in the wide sm_90a kernel's token tiles of 192+); the tile width
+    elsewhere (unused there)."""
+    if not contract.decode_schedule(variant.schedule):
         return variant.bn
-    swapab = variant.schedule == "swapab"
-    ksplit = 1 if swapab else variant.cta_group
-    w_rows = contract.swapab_w_rows(variant.cta_group) if swapab else contract.SWAPAB_BM
+    w_rows = contract.swapab_w_rows(variant.cta_group) if ksplit == 1 else contract.SWAPAB_BM
     return contract.decode_epi_tokens(variant.bn, w_rows, ksplit, variant.arch)
 
 
@@ -60,6 +61,8 @@ def template_context(variant: Variant, trace: bool = False) -> dict:
     ``trace`` is true only for a trace build (``codegen build --trace``) of a variant that
     :func:`trace_supported`; with it false every template renders as it did before it existed.
     """
+    ksplit = variant.cta_group if variant.schedule == "splitk" else 1
+    epi_tokens = _epi_tokens(variant, ksplit)
     return {
         "arch": variant.arch,
         "arch_num": variant.arch_num,
@@ -83,13 +86,13 @@ def template_context(variant: Variant, trace: bool = False) -> dict:
         # the decode schedule's cta_group 2: one CTA per (128-row W tile, token tile)
         "wide": variant.schedule == "swapab" and contract.swapab_wide(variant.cta_group),
         # the splitk schedule: CTAs per cluster splitting K over one 64-row W tile (else 1)
-        "ksplit": variant.cta_group if variant.schedule == "splitk" else 1,
-        # the decode kernels: tokens of the transposed epilogue tile in shared memory at once
-        # (the whole token tile but in the wide sm_90a kernel's token tiles of 192+), passes
-        "epi_tokens": _epi_tokens(variant),
-        "epi_passes": contract.cdiv(variant.bn, _epi_tokens(variant)),
-        # the decode kernel's W tile can reach past N (cta_group 3: 192 rows; N a multiple of 64)
-        "ragged_n": variant.schedule == "swapab" and variant.cta_group == 3,
+        "ksplit": ksplit,
+        # the decode kernels: tokens of the transposed epilogue tile in shared memory at once,
+        # and the passes that stores a tile in (contract.decode_epi_tokens)
+        "epi_tokens": epi_tokens,
+        "epi_passes": contract.cdiv(variant.bn, epi_tokens),
+        # the decode kernel's W tile can reach past N (contract.swapab_ragged_n: cta_group 3)
+        "ragged_n": variant.schedule == "swapab" and contract.swapab_ragged_n(variant.cta_group),
         # the kernel's scalar parameters in PTX order (templates/params.j2 renders them)
         "scalar_params": contract.scalar_params(variant.arch, variant.mode, variant.schedule),
         "schedule": variant.schedule,

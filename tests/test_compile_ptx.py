@@ -117,8 +117,8 @@ def test_arch_instructions(built, v):
             assert epi == v.bn or (wide and epi % 8 == 0 and epi < v.bn)
             mma_threads = 128 * v.cta_group if wide else 256 if v.bn >= 32 else 128
             assert built[v][1]["launch"]["block"] == [128 + mma_threads, 1, 1]
-            assert len(re.findall(rf"bar\.sync\s+1, {mma_threads};", ptx)) == 2 * contract.cdiv(
-                v.bn, epi)
+            assert len(re.findall(rf"bar\.sync\s+1, {mma_threads};", ptx)) == (
+                2 * contract.decode_epi_passes(v.bn, w_rows))
             assert _has(ptx, rf"wgmma\.mma_async\.sync\.aligned\.m64n{wn}k16\.f32\.bf16\.bf16")
             assert not _has(ptx, r"tcgen05")
         else:

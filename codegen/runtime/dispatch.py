@@ -195,6 +195,12 @@ def splitk_grid(N: int, sm_budget: int, ksplit: int, max_clusters: int | None = 
     return ksplit * max(1, clusters)
 
 
+def swapab_wide_units(M: int, N: int, bn: int, cta_group: int) -> int:
+    """Work items of a wide decode kernel (cta_group 2 / 3): one per (W tile of 64 x cta_group
+    rows, token tile); ceil(N / W rows) W tiles (cta_group 3: the last one may reach past N)."""
+    return cdiv(N, swapab_w_rows(cta_group)) * cdiv(M, bn)
+
+
 def swapab_grid(N: int, sm_budget: int) -> int:
     """cta_group 1: one CTA per 64-row W tile, at most the SM budget (the CTAs then loop over W
     tiles), at least one."""
@@ -206,9 +212,8 @@ def launch_grid(variant, launch: dict, cluster: int, M: int, N: int, sm_budget: 
     """The grid of one launch of `variant` (meta.json `launch` of its kernel, its cluster size;
     `max_clusters`: how many of its clusters the device holds at once, if known)."""
     if variant.schedule == "swapab" and swapab_wide(variant.cta_group):
-        # one CTA per (W tile of 64 x cta_group rows, token tile), looping when the budget is
-        # smaller (cta_group 3: the last W tile may reach past N)
-        return max(1, min(sm_budget, cdiv(N, swapab_w_rows(variant.cta_group)) * cdiv(M, variant.bn)))
+        # one CTA per work item, looping when the budget is smaller
+        return max(1, min(sm_budget, swapab_wide_units(M, N, variant.bn, variant.cta_group)))
     if variant.schedule == "swapab":
         return swapab_grid(N, sm_budget)
     if variant.schedule == "splitk":
@@ -289,8 +294,7 @@ def fill_cost(option: tuple[str, int, int], M: int, N: int, sm_budget: int,
         units, per_unit = N // SWAPAB_BM, cdiv(M, bn) * (SWAPAB_BM + bn)
         slots = sm_budget
     elif schedule == "swapab":
-        rows = swapab_w_rows(cg)
-        units, per_unit = cdiv(N, rows) * cdiv(M, bn), rows + bn
+        units, per_unit = swapab_wide_units(M, N, bn, cg), swapab_w_rows(cg) + bn
         slots = sm_budget
     else:
         units, per_unit = gemm_tiles(M, N, bn, cg), BM + bn

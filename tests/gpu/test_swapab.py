@@ -66,7 +66,7 @@ def _epi_pass_tiles():
     """(mode, token tile) of the wide rs/ar decode kernels whose epilogue goes in passes
     (contract.decode_epi_tokens below the token tile)."""
     return [(mode, bt) for mode in ("rs", "ar") for bt in contract.swapab_bns("sm_90a", mode)
-            if contract.decode_epi_tokens(bt, 2 * contract.SWAPAB_BM) < bt]
+            if contract.decode_epi_passes(bt, contract.swapab_w_rows(2)) > 1]
 
 
 @pytest.mark.gpu

@@ -294,7 +294,7 @@ def _epi_pass_tiles(mode: str) -> list[int]:
     tile is stored in passes (contract.decode_epi_tokens; 2026-12-01 sixth session: token tile
     256 for rs/ar), which only the fixed cases reach (no rs/ar rule picks them)."""
     return [bt for bt in contract.swapab_bns("sm_90a", mode)
-            if contract.decode_epi_tokens(bt, contract.swapab_w_rows(2)) < bt]
+            if contract.decode_epi_passes(bt, contract.swapab_w_rows(2)) > 1]
 
 
 def _assert_unicast(op, args) -> None:
