@@ -195,6 +195,15 @@ def decode_stages(token_tile: int, w_rows: int, ksplit: int = 1, arch: str = "sm
                                decode_epi_tokens(token_tile, w_rows, ksplit, arch))
 
 
+def splitk_spread(arch: str, mode: str) -> bool:
+    """Whether the (arch, mode) splitk kernels spread (W tile, token tile) pairs over their
+    clusters (mode none on sm_90a: at M past one token tile every pair gets a cluster of its own
+    while the device holds them, as the wide swapab kernel spreads its pairs over CTAs); else a
+    cluster takes a W tile's token tiles one after another (rs/ar: its reduce then covers every
+    row of the W tile; sm_100a: compile-only here, left as built)."""
+    return arch == "sm_90a" and mode == "none"
+
+
 def splitk_min_k(cta_group: int) -> int:
     """The smallest K a splitk kernel of `cta_group` takes: one k-tile per CTA of its cluster."""
     return cta_group * BK

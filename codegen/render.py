@@ -87,6 +87,9 @@ def template_context(variant: Variant, trace: bool = False) -> dict:
         "wide": variant.schedule == "swapab" and contract.swapab_wide(variant.cta_group),
         # the splitk schedule: CTAs per cluster splitting K over one 64-row W tile (else 1)
         "ksplit": ksplit,
+        # the splitk kernel spreads (W tile, token tile) pairs over its clusters (mode none,
+        # sm_90a: contract.splitk_spread); else a cluster loops over a W tile's token tiles
+        "splitk_spread": ksplit > 1 and contract.splitk_spread(variant.arch, variant.mode),
         # the decode kernels: tokens of the transposed epilogue tile in shared memory at once,
         # and the passes that stores a tile in (contract.decode_epi_tokens)
         "epi_tokens": epi_tokens,

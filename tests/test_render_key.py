@@ -26,7 +26,8 @@ def test_context_has_named_variables():
         "bn": 256, "bk": 64, "cta_group": 2, "tp": 4, "dtype": "bf16",
         "variant_name": "gemm_rs_multicast_sm100a_bn256_cg2_tp4_bf16",
         "is_rs": True, "is_ar": False, "is_none": False, "is_multicast": True,
-        "push": False, "wide": False, "ksplit": 1, "epi_tokens": 256, "epi_passes": 1,
+        "push": False, "wide": False, "ksplit": 1, "splitk_spread": False,
+        "epi_tokens": 256, "epi_passes": 1,
         "ragged_n": False,
         "scalar_params": contract.scalar_params("sm_100a", "rs"), "schedule": "tile",
         "trace": False,
@@ -44,6 +45,13 @@ def test_context_has_named_variables():
     sk = Variant("sm_90a", "ar", "unicast", 64, 4, 2, schedule="splitk")
     assert (template_context(sk)["ksplit"], template_context(sk)["wide"]) == (4, False)
     assert template_context(dataclasses.replace(sk, cta_group=2))["ksplit"] == 2
+    # mode none's sm_90a splitk kernels spread (W tile, token tile) pairs over the clusters;
+    # rs/ar (their reduce covers a W tile's rows) and sm_100a (compile-only) do not
+    assert template_context(sk)["splitk_spread"] is False
+    sk_none = dataclasses.replace(sk, mode="none", transport=None, tp=None)
+    assert template_context(sk_none)["splitk_spread"] is True
+    assert template_context(dataclasses.replace(sk_none, arch="sm_100a"))["splitk_spread"] is False
+    assert template_context(none_cg2)["splitk_spread"] is False
     assert sk.template_name == "sm90_swapab.py.j2"
 
 

@@ -1,6 +1,8 @@
 """The splitk decode schedule on the CPU: its variant names, argument checks, grid, the
 wave-fill rule's choice of it (against the one-H200 measurements it was fitted to), and that a
 cache without its kernels never gets it picked."""
+import dataclasses
+
 import pytest
 
 from codegen import contract
@@ -60,6 +62,17 @@ def test_grid_holds_only_resident_clusters():
     assert dispatch.launch_grid(v4, {}, 4, 16, 1024, 3) == 4      # below one cluster: one
     v2 = Variant("sm_90a", "rs", "unicast", 16, 2, 2, schedule="splitk")
     assert dispatch.launch_grid(v2, {}, 2, 16, 7168, 66) == 66    # 33 clusters loop over 112
+    # mode none (sm_90a) spreads (W tile, token tile) pairs over the clusters; rs/ar and
+    # sm_100a keep one cluster per W tile, looping over its token tiles
+    assert dispatch.launch_grid(v4, {}, 4, 17, 1024, 132, max_clusters=30) == 4 * 30  # 32 pairs
+    assert dispatch.launch_grid(v4, {}, 4, 17, 1024, 132, max_clusters=40) == 4 * 32
+    v128 = dataclasses.replace(v4, bn=128, cta_group=2)
+    assert dispatch.launch_grid(v128, {}, 2, 256, 1152, 132, max_clusters=66) == 2 * 36
+    assert dispatch.launch_grid(v128, {}, 2, 257, 1152, 132, max_clusters=66) == 2 * 54
+    assert dispatch.launch_grid(dataclasses.replace(v2, bn=128), {}, 2, 257, 1152, 132) == 2 * 18
+    v100 = dataclasses.replace(v128, arch="sm_100a")
+    assert dispatch.launch_grid(v100, {}, 2, 257, 1152, 132) == 2 * 18
+    assert dispatch.splitk_units(257, 1152, 128, "sm_90a", "none") == 54
     assert dispatch.splitk_default(16, 4096) == (16, 4)             # 64 k-tiles: 16 per CTA
     assert dispatch.splitk_default(100, 2048) == (128, 2)           # 32 k-tiles
     assert dispatch.splitk_default(100, 1024) == (128, 2)           # fewer: the smallest
@@ -83,8 +96,10 @@ def test_grid_holds_only_resident_clusters():
     (2048, 2048, 16, None),
     (3584, 2368, 16, None),                  # 56 W tiles
     (4096, 14336, 16, None),
-    (1024, 4096, 256, None),                 # two token tiles: a handoff each (until the
-    # sixth session at M 129..192 too; now one token tile of 160 / 192 covers them)
+    # two token tiles of 128 (until the sixth session at M 129..192 too; now one token tile of
+    # 160 / 192 covers them); since the seventh session the mode-none kernels spread the
+    # (W tile, token tile) pairs over clusters of 2: test_splitk_spread_clause
+    (1024, 4096, 256, ("splitk", 128, 2)),
 ])
 def test_fill_rule_takes_splitk_where_it_was_measured_faster(N, K, M, want):
     got = dispatch.choose_none_by_fill(M, N, "sm_90a", 132, 512, K=K, cluster_slots=H200_SLOTS)
@@ -105,7 +120,9 @@ def test_op_choice_uses_the_kernels_it_can_load(tmp_path, monkeypatch):
     assert without[0] != "splitk"
     monkeypatch.setattr(op, "splitk_slots", lambda: dict(H200_SLOTS))
     assert op.choice(16) == ("splitk", 16, 4)
-    assert op.choice(300)[0] != "splitk"
+    assert op.choice(300) == ("splitk", 128, 2)          # 16 W tiles x 3 token tiles: 48 pairs
+    monkeypatch.setattr(op, "splitk_slots", lambda: {4: H200_SLOTS[4]})
+    assert op.choice(300)[0] != "splitk"                 # no cluster-of-2 kernel loadable
     fixed = GemmRsAr(512, 1024, 4096, "none", arch="sm_90a", schedule="splitk", cache_dir=tmp_path)
     # fixed splitk: the smallest token tile >= M (mode none on sm_90a up to 192)
     assert fixed.choice(16) == ("splitk", 16, 4) and fixed.choice(150) == ("splitk", 160, 4)
@@ -137,8 +154,10 @@ def test_tuning_tables_and_sweeps_know_splitk(tmp_path):
     (1024, 14336, 160, ("splitk", 160, 4)),
     (1280, 8192, 192, ("splitk", 192, 4)),
     (1152, 6144, 151, ("splitk", 160, 4)),
-    (1024, 14336, 224, None),     # two token tiles: a pass over K each (measured no better)
-    (2048, 8192, 144, None),      # clusters of 2 (N > 1920): not faster with 160 / 192
+    # past one token tile: clusters of 2 at token tile 128, the pairs spread (seventh session;
+    # before: None, one cluster per W tile passing over K once per token tile)
+    (1024, 14336, 224, ("splitk", 128, 2)),
+    (2048, 8192, 144, ("splitk", 128, 2)),   # clusters of 4 do not fit 32 W tiles
 ])
 def test_splitk_one_token_tile_up_to_192(N, K, M, want):
     assert dispatch.choose_splitk(M, N, K, "sm_90a", 132, dict(H200_SLOTS)) == want
@@ -146,3 +165,31 @@ def test_splitk_one_token_tile_up_to_192(N, K, M, want):
     assert contract.splitk_bns("sm_90a", "rs") == contract.SPLITK_BNS
     assert contract.splitk_bns("sm_90a", "none") == contract.SPLITK_BNS + (160, 192)
     assert contract.splitk_bns("sm_100a", "none") == contract.SPLITK_BNS
+
+
+@pytest.mark.parametrize("N,K,M,want", [
+    # one H200, seventh session (call 2): every (W tile, token tile of 128) pair gets a cluster
+    # of 2 at once: 1.13x-1.53x the fill rule's wide kernel here
+    (1152, 12352, 256, ("splitk", 128, 2)),   # 36 pairs: 0.60x -> 0.76x torch.mm
+    (1152, 12352, 336, ("splitk", 128, 2)),   # 54 pairs: 0.66x -> 0.96x
+    (1408, 7040, 336, ("splitk", 128, 2)),    # 66 pairs: 0.90x -> 1.02x
+    (2048, 8192, 176, ("splitk", 128, 2)),    # 64 pairs: 0.90x -> 1.09x
+    # more pairs than the device holds clusters of 2 (66): two waves, 0.5x-0.8x the wide kernel
+    (1152, 12352, 448, None),                 # 72 pairs
+    (1536, 3072, 336, None),                  # 72 pairs
+    (2560, 6144, 176, None),                  # 80 pairs
+    (1024, 14336, 128, ("splitk", 128, 4)),   # one token tile: the clauses before this one
+    (1024, 2048, 256, None),                  # short K (32 k-tiles): the handoff costs more
+])
+def test_splitk_spread_clause(N, K, M, want):
+    assert dispatch.choose_splitk(M, N, K, "sm_90a", 132, dict(H200_SLOTS)) == want
+    if want and want[2] == 2:
+        # the grid gives every pair its cluster; fewer clusters (a budget, the device), or
+        # the sm_100a kernels that do not spread: not taken
+        v = Variant("sm_90a", "none", None, 128, 2, None, schedule="splitk")
+        pairs = (N // 64) * -(-M // 128)
+        assert dispatch.launch_grid(v, {}, 2, M, N, 132, max_clusters=66) == 2 * pairs
+        assert dispatch.choose_splitk(M, N, K, "sm_90a", 2 * pairs - 2, dict(H200_SLOTS)) is None
+        assert dispatch.choose_splitk(M, N, K, "sm_90a", 132, {2: pairs - 1}) is None
+        assert dispatch.choose_splitk(M, N, K, "sm_90a", 132, dict(H200_SLOTS), spread=False) is None
+        assert not contract.splitk_spread("sm_100a", "none")

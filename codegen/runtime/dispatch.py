@@ -32,7 +32,7 @@ from codegen.contract import (BK, BM, BNS, MIN_BN, SCHEDULE_ARCHS,
                               SPLITK_CTA_GROUPS, SWAPAB_BM, SWAPAB_BNS, SWAPAB_CTA_GROUPS,
                               SWAPAB_EXTRA_BNS, SWAPAB_MAX_ROWS, cdiv, decode_kernel_exists,
                               swapab_bns, swapab_cta_group_bns, swapab_cta_groups, swapab_w_rows,
-                              splitk_bns, swapab_wide)
+                              splitk_bns, splitk_spread, swapab_wide)
 
 BN_256_MIN_M = 2048
 #: Largest M the default rule sends to the decode schedule (without a tuning table): mode none
@@ -184,12 +184,20 @@ def splitk_default(M: int, K: int, fixed_bn: int | None = None,
     return bt, max(roomy) if roomy else min(SPLITK_CTA_GROUPS)
 
 
-def splitk_grid(N: int, sm_budget: int, ksplit: int, max_clusters: int | None = None) -> int:
-    """splitk: a cluster of `ksplit` CTAs per 64-row W tile, at most sm_budget // ksplit clusters
-    and at most the clusters the device holds at once (`max_clusters`: a cluster that has to wait
-    for another to finish doubles the kernel's time); they loop over W tiles beyond it; at least
-    one."""
-    clusters = min(sm_budget // ksplit, N // SWAPAB_BM)
+def splitk_units(M: int, N: int, bn: int, arch: str, mode: str) -> int:
+    """Work items of a splitk kernel, one cluster each: a 64-row W tile, or (where the kernel
+    spreads its token tiles, contract.splitk_spread) a (W tile, token tile) pair."""
+    tiles = N // SWAPAB_BM
+    return tiles * cdiv(M, bn) if splitk_spread(arch, mode) else tiles
+
+
+def splitk_grid(N: int, sm_budget: int, ksplit: int, max_clusters: int | None = None,
+                units: int | None = None) -> int:
+    """splitk: a cluster of `ksplit` CTAs per work item (`units`, splitk_units; default N / 64
+    W tiles), at most sm_budget // ksplit clusters and at most the clusters the device holds at
+    once (`max_clusters`: a cluster that has to wait for another to finish doubles the kernel's
+    time); they loop over work items beyond it; at least one."""
+    clusters = min(sm_budget // ksplit, N // SWAPAB_BM if units is None else units)
     if max_clusters is not None:
         clusters = min(clusters, max_clusters)
     return ksplit * max(1, clusters)
@@ -217,7 +225,8 @@ def launch_grid(variant, launch: dict, cluster: int, M: int, N: int, sm_budget: 
     if variant.schedule == "swapab":
         return swapab_grid(N, sm_budget)
     if variant.schedule == "splitk":
-        return splitk_grid(N, sm_budget, variant.cta_group, max_clusters)
+        return splitk_grid(N, sm_budget, variant.cta_group, max_clusters,
+                           splitk_units(M, N, variant.bn, variant.arch, variant.mode))
     return grid_size(M, N, int(launch.get("bn", variant.bn)), cluster, sm_budget,
                      int(launch.get("min_grid_multiple", 1)))
 
@@ -317,24 +326,40 @@ def fill_cost(option: tuple[str, int, int], M: int, N: int, sm_budget: int,
 SPLITK_MAX_W_TILES = 56          # N / 64 at most (N <= 3584)
 SPLITK_MIN_K_TILES = 44          # K / 64 at least (K >= 2816)
 SPLITK_MAX_M = {4: 192, 2: 64}   # per cluster size (4: 128 until token tiles 160 / 192)
+#: Past those, where the splitk kernels spread (W tile, token tile) pairs over their clusters
+#: (contract.splitk_spread; seventh session): clusters of 2 at token tile 128 for M 129..512
+#: wherever every pair gets a cluster at once (N / 64 * ceil(M / 128) <= the clusters the
+#: device holds). One H200, 8 small-N shapes x M 176..512 (K 3072..14336): where the pairs fit,
+#: 0.99x-1.53x the fill rule's wide kernel (N 1152 K 12352 M 336: 0.66x -> 0.96x torch.mm);
+#: where they did not (72+ pairs for 66 clusters: two waves), 0.5x-0.8x of it.
+SPLITK_SPREAD_BT = 128
+SPLITK_SPREAD_KS = 2
 
 
 def choose_splitk(M: int, N: int, K: int, arch: str, sm_budget: int,
-                  cluster_slots: dict[int, int]) -> tuple[str, int, int] | None:
+                  cluster_slots: dict[int, int], spread: bool = True
+                  ) -> tuple[str, int, int] | None:
     """The splitk choice of the wave-fill rule, or None where it does not pay (see above): M's
     token tile with the largest cluster size the op can load (`cluster_slots`: cluster size ->
     clusters the device holds at once) whose clusters cover every W tile in one wave and whose
-    CTAs each get SPLITK_MIN_K_TILES_PER_CTA k-tiles, for M up to that size's SPLITK_MAX_M."""
+    CTAs each get SPLITK_MIN_K_TILES_PER_CTA k-tiles, for M up to that size's SPLITK_MAX_M;
+    past it, where the kernels spread their token tiles (`spread` False: never, for probes),
+    clusters of SPLITK_SPREAD_KS at token tile SPLITK_SPREAD_BT while every (W tile, token tile)
+    pair gets a cluster at once."""
     tiles, k_tiles = N // SWAPAB_BM, K // BK
     if (arch not in SCHEDULE_ARCHS.get("splitk", ()) or tiles > SPLITK_MAX_W_TILES
             or k_tiles < SPLITK_MIN_K_TILES):
         return None
-    fits = [ks for ks, slots in cluster_slots.items()
-            if ks in SPLITK_CTA_GROUPS and tiles <= min(slots, sm_budget // ks)
-            and k_tiles >= SPLITK_MIN_K_TILES_PER_CTA * ks]
-    if not fits or M > SPLITK_MAX_M.get(max(fits), 0):
-        return None
-    return "splitk", swapab_token_tile(M, None, splitk_bns(arch, "none")), max(fits)
+    room = {ks: min(slots, sm_budget // ks) for ks, slots in cluster_slots.items()
+            if ks in SPLITK_CTA_GROUPS and k_tiles >= SPLITK_MIN_K_TILES_PER_CTA * ks}
+    fits = [ks for ks, clusters in room.items() if tiles <= clusters]
+    if fits and M <= SPLITK_MAX_M.get(max(fits), 0):
+        return "splitk", swapab_token_tile(M, None, splitk_bns(arch, "none")), max(fits)
+    ks, bt = SPLITK_SPREAD_KS, SPLITK_SPREAD_BT
+    if (spread and splitk_spread(arch, "none") and M > bt and M <= SWAPAB_MAX_ROWS
+            and splitk_units(M, N, bt, arch, "none") <= room.get(ks, 0)):
+        return "splitk", bt, ks
+    return None
 
 
 def fill_rule_applies(arch: str) -> bool:
@@ -346,7 +371,7 @@ def fill_rule_applies(arch: str) -> bool:
 def choose_none_by_fill(M: int, N: int, arch: str, sm_budget: int, land_rows: int,
                         bns: tuple[int, ...] | None = None, K: int | None = None,
                         cluster_slots: dict[int, int] | None = None, priced: bool = True,
-                        cta_groups: tuple[int, ...] | None = None
+                        cta_groups: tuple[int, ...] | None = None, spread: bool = True
                         ) -> tuple[str, int, int] | None:
     """(schedule, bn, cta_group) of a mode-none call at M <= SWAPAB_MAX_ROWS without a tuning
     table, by the wave-fill model (fill_cost), where the arch has the wide decode kernel
@@ -354,11 +379,12 @@ def choose_none_by_fill(M: int, N: int, arch: str, sm_budget: int, land_rows: in
     64-row W tile per CTA up to M = 256: N / 64 CTAs, which at N <= 5120 leaves half the SMs
     idle (N = 4096, M = 256: 0.68x torch.mm, the wide kernel with 4 token tiles of 64: 1.04x).
     Given K and the splitk kernels' `cluster_slots` (op.splitk_slots), choose_splitk's choice
-    goes first where it has one."""
+    goes first where it has one (`spread` False: without its clause for M past one
+    cluster's token tile, for probes)."""
     if not fill_rule_applies(arch) or M > min(SWAPAB_MAX_ROWS, land_rows) or N % (2 * SWAPAB_BM):
         return None
     if K is not None and cluster_slots:
-        split = choose_splitk(M, N, K, arch, sm_budget, cluster_slots)
+        split = choose_splitk(M, N, K, arch, sm_budget, cluster_slots, spread)
         if split is not None:
             return split
     opts = fill_options(M, N, arch, bns, cta_groups)

@@ -113,14 +113,22 @@ def test_none_splitk_graph_replay():
 def test_none_dispatch_takes_splitk_where_the_rule_says():
     """Without a table, mode none at N 1536, K 4096 (24 W tiles) dispatches the splitk kernel
     with clusters of 4 up to M = 192 (dispatch.choose_splitk, SPLITK_MAX_M; the device holds 24
-    clusters of 4; token tiles 160 / 192 above 128), and the decode kernels above; every call
-    correct."""
+    clusters of 4; token tiles 160 / 192 above 128), then clusters of 2 at token tile 128 while
+    every (W tile, token tile) pair gets one (48 pairs at M 193..256; the device holds 66), and
+    the decode kernels above (72 pairs at M 300); every call correct."""
     N, K = 1536, 4096
     op = GemmRsAr(512, N, K, "none")
-    assert set(op.splitk_slots()) == set(CGS) and op.splitk_slots()[4] >= 24
+    slots = op.splitk_slots()
+    assert set(slots) == set(CGS) and slots[4] >= 24 and 48 <= slots[2] < 72
     top = dispatch.SPLITK_MAX_M[4]
-    for M in (1, 16, 64, 100, 128, 129, 160, 161, top, top + 1, 300):
+    for M in (1, 16, 64, 100, 128, 129, 160, 161, top, top + 1, 256, 257, 300):
         check_none(op, M, N, K, "none dispatch")
-        want = "splitk" if M <= top else "swapab"
-        assert op.last_launch[0]["schedule"] == want, (M, op.last_launch[0])
+        launch = op.last_launch[0]
+        if M <= top:
+            assert (launch["schedule"], launch["cta_group"]) == ("splitk", 4), (M, launch)
+        elif M <= 256:
+            assert (launch["schedule"], launch["bn"], launch["cta_group"]) == ("splitk", 128, 2), (M, launch)
+            assert launch["grid"] == 2 * 24 * -(-M // 128)     # a cluster per pair
+        else:
+            assert launch["schedule"] == "swapab", (M, launch)
     assert op.last_launch[0]["grid"] > 0

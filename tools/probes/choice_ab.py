@@ -70,9 +70,13 @@ def rules_choice(M: int, N: int, arch: str, sm_budget: int, land_rows: int):
     return schedule, dispatch.choose_bn(M, N, None, ctas=sm_budget, cluster=cg, mode="none"), cg
 
 
-def resolve(rule: str, M: int, N: int, arch: str, sm_budget: int, land_rows: int):
+def resolve(rule: str, M: int, N: int, arch: str, sm_budget: int, land_rows: int,
+            K: int | None = None, slots: dict[int, int] | None = None):
     """(schedule, bn, cta_group) of `rule` at (M, N), or None for `fill` where the op's own
-    dispatch is not the fill rule (then the path is the op's dispatch as is)."""
+    dispatch is not the fill rule (then the path is the op's dispatch as is). `fillk` is the
+    op's rule without a table (the fill rule given K and the splitk kernels' cluster `slots`);
+    `fillk-nospread`: the same without splitk past one cluster's token tile
+    (dispatch.choose_splitk's spread clause, seventh session)."""
     m = _FIXED.match(rule)
     if m:
         return m.group(1), int(m.group(2)), int(m.group(3))
@@ -83,6 +87,9 @@ def resolve(rule: str, M: int, N: int, arch: str, sm_budget: int, land_rows: int
         return rules_choice(M, N, arch, sm_budget, land_rows)
     if rule == "fill":
         return dispatch.choose_none_by_fill(M, N, arch, sm_budget, land_rows)
+    if rule in ("fillk", "fillk-nospread"):
+        kw = dict(K=K, cluster_slots=slots or {}, spread=rule == "fillk")
+        return dispatch.choose_none_by_fill(M, N, arch, sm_budget, land_rows, **kw)
     if rule == "fill-flat":   # the fill rule without its prices (before the fifth session)
         return dispatch.choose_none_by_fill(M, N, arch, sm_budget, land_rows, priced=False)
     if rule == "fill-cg12":   # the fill rule without cta_group 3 (before the sixth session)
@@ -93,13 +100,14 @@ def resolve(rule: str, M: int, N: int, arch: str, sm_budget: int, land_rows: int
         return dispatch.choose_none_by_fill(M, N, arch, sm_budget, land_rows, bns)
     if rule == "dispatch":
         return None
-    raise ValueError(f"unknown rule '{rule}': dispatch, fill, fill-flat, fill-cg12, fill-x<tiles>, rules, "
+    raise ValueError(f"unknown rule '{rule}': dispatch, fill, fillk, fillk-nospread, fill-flat, "
+                     "fill-cg12, fill-x<tiles>, rules, "
                      "splitk-c2 / splitk-c4 (splitk at M's token tile), or e.g. swapab64c2 / "
                      "tile224c1 / splitk32c4")
 
 
 def expand(rules: list[str], M: int, N: int, arch: str, sm_budget: int, land_rows: int,
-           K: int | None = None) -> dict[str, tuple | None]:
+           K: int | None = None, slots: dict[int, int] | None = None) -> dict[str, tuple | None]:
     """{rule name: choice} of the named rules, `cands` expanded into its candidates (each
     named by its label; given K, the splitk ones too)."""
     from codegen.runtime.tuning import candidates
@@ -109,7 +117,7 @@ def expand(rules: list[str], M: int, N: int, arch: str, sm_budget: int, land_row
         if r == "cands":
             out.update({label(c): c for c in candidates(M, N, arch, "none", K=K)})
         else:
-            out[r] = resolve(r, M, N, arch, sm_budget, land_rows)
+            out[r] = resolve(r, M, N, arch, sm_budget, land_rows, K, slots)
     return out
 
 
@@ -161,7 +169,7 @@ def main(argv=None) -> int:
             ref = x.float() @ w.float().t()
             paths = {"torch.mm": None}
             chosen = {}
-            for r, c in expand(rules, M, N, arch, sms, land, K).items():
+            for r, c in expand(rules, M, N, arch, sms, land, K, probe.splitk_slots()).items():
                 chosen[r] = label(c)
                 paths.setdefault(label(c), c)
             calls, errors, variants = {}, {}, {}

@@ -1,0 +1,60 @@
+#!/usr/bin/env python3
+"""The seventh session's numbers from the calls' JSON (BENCHMARKS.md, "One H200, 2026-12-01
+(seventh session)"): call 1's survey of mode none as dispatched (points below 0.9x torch.mm),
+call 2's splitk candidates at the small-N shapes, call 3's held-out A/B of the spread clause.
+Ratios are torch.mm / path, the worse of warm and cold weights."""
+import glob
+import json
+import math
+import statistics
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+
+def rows(pattern):
+    out = []
+    for f in sorted(glob.glob(str(HERE / pattern))):
+        out += json.loads(Path(f).read_text())
+    return out
+
+
+def geomean(xs):
+    return math.exp(statistics.mean(math.log(x) for x in xs))
+
+
+def short(name):
+    return (name or "?").replace("gemm_none_sm90a_", "").replace("_bf16", "")
+
+
+def main():
+    survey = rows("call1/r/s_*.json")
+    q = [r["vs_torch"]["dispatch"] for r in survey]
+    print(f"call 1: {len(q)} points, geomean {geomean(q):.3f}, median {statistics.median(q):.3f}, "
+          f"{sum(x < 0.9 for x in q)} below 0.90x")
+    for r in sorted(survey, key=lambda r: (r["N"], r["K"], r["M"])):
+        if r["vs_torch"]["dispatch"] < 0.9:
+            print(f"  N {r['N']} K {r['K']} M {r['M']}: {r['vs_torch']['dispatch']:.2f} "
+                  f"({short(r['variants'].get('dispatch'))})")
+    print("call 2: dispatch (no splitk past M 192) / splitk128c2 (spread) / best")
+    for r in sorted(rows("call2/r/k_*.json"), key=lambda r: (r["N"], r["K"], r["M"])):
+        v = r["vs_torch"]
+        best = max((k for k in v if k != "torch.mm"), key=v.get)
+        pairs = (r["N"] // 64) * -(-r["M"] // 128)
+        print(f"  N {r['N']} K {r['K']} M {r['M']} ({pairs} pairs): {v['dispatch']:.2f} "
+              f"({short(r['variants'].get('dispatch'))}) / {v.get('splitk128c2', float('nan')):.2f}"
+              f" / {best} {v[best]:.2f}")
+    held = rows("call3/r/h_*.json")
+    ratios = []
+    print("call 3 (held out): new rule / old rule")
+    for r in sorted(held, key=lambda r: (r["N"], r["K"])):
+        v, ru = r["vs_torch"], r["rules"]
+        new, old = v[ru["fillk"]], v[ru["fillk-nospread"]]
+        ratios.append(new / old)
+        print(f"  N {r['N']} K {r['K']} M {r['M']}: {ru['fillk']} {new:.2f} vs "
+              f"{ru['fillk-nospread']} {old:.2f}: {new / old:.2f}x")
+    print(f"  {min(ratios):.2f}x-{max(ratios):.2f}x, geomean {geomean(ratios):.2f}x")
+
+
+if __name__ == "__main__":
+    main()
