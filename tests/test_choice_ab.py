@@ -49,4 +49,7 @@ def test_cands_expands_to_the_tuning_sweep_candidates():
 
 def test_fill_without_some_token_tiles():
     assert choice_ab.resolve("fill", 320, 4096, "sm_90a", 132, 512) == ("swapab", 80, 2)
-    assert choice_ab.resolve("fill-x80.96.112", 320, 4096, "sm_90a", 132, 512) == ("swapab", 128, 2)
+    # without them: 32 W tiles of 128 rows x 3 token tiles of 128 (96 CTAs), or - the model
+    # prices it the same and it keeps 1.1x the SMs busy (dispatch.FILL_BUSY_MARGIN) - 22 of 192
+    # rows x 5 of 64 (110 CTAs)
+    assert choice_ab.resolve("fill-x80.96.112", 320, 4096, "sm_90a", 132, 512) == ("swapab", 64, 3)

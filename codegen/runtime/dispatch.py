@@ -298,18 +298,40 @@ def fill_cost(option: tuple[str, int, int], M: int, N: int, sm_budget: int,
     slowest SM sets the kernel's time. Calibrated on one H200 (BENCHMARKS.md, 2026-12-01 fourth
     session: N 2048..16384, the measured best candidate at M 16..512 for 5 shapes); `priced`:
     times the FILL_PRICE_* of its rows per k-step or schedule (fifth session)."""
-    schedule, bn, cg = option
-    if schedule == "swapab" and cg == 1:
-        units, per_unit = N // SWAPAB_BM, cdiv(M, bn) * (SWAPAB_BM + bn)
-        slots = sm_budget
-    elif schedule == "swapab":
-        units, per_unit = swapab_wide_units(M, N, bn, cg), swapab_w_rows(cg) + bn
-        slots = sm_budget
-    else:
-        units, per_unit = gemm_tiles(M, N, bn, cg), BM + bn
-        slots = max(cg, (sm_budget // cg) * cg)
+    units, per_unit, slots = _fill_units(option, M, N, sm_budget)
     cost = cdiv(max(units, 1), max(slots, 1)) * per_unit
     return cost * _fill_price(option) if priced else cost
+
+
+def _fill_units(option: tuple[str, int, int], M: int, N: int,
+                sm_budget: int) -> tuple[int, int, int]:
+    """(work units, rows per k-step of one, units that run at once) of a fill option."""
+    schedule, bn, cg = option
+    if schedule == "swapab" and cg == 1:
+        return N // SWAPAB_BM, cdiv(M, bn) * (SWAPAB_BM + bn), sm_budget
+    if schedule == "swapab":
+        return swapab_wide_units(M, N, bn, cg), swapab_w_rows(cg) + bn, sm_budget
+    return gemm_tiles(M, N, bn, cg), BM + bn, max(cg, (sm_budget // cg) * cg)
+
+
+def fill_busy(option: tuple[str, int, int], M: int, N: int, sm_budget: int) -> int:
+    """SMs (CTAs) an option keeps busy in its first wave: the wave-fill rule's tie-break."""
+    units, _, slots = _fill_units(option, M, N, sm_budget)
+    return min(units, slots)
+
+
+def swapab_wide_option(option: tuple[str, int, int]) -> bool:
+    return option[0] == "swapab" and swapab_wide(option[2])
+
+
+#: The wave-fill rule's tie-break (choose_none_by_fill; seventh session, one H200): where the
+#: model prices two wide decode options the same (a 128-row W tile x token tile T and a 192-row
+#: one x T - 64 stream the same rows per k-step), the one with this many times the busy SMs or
+#: more. At the memory-bound M = 116..139 (N 10368..12672, 75..99 CTAs -> 100..132) and at M
+#: 272..470 (N 4864..6144, +11% to +33% CTAs) it measured 1.01x-1.14x; where the CTAs were within
+#: 2% (N 7168 M 412, N 8320 M 389) 0.96x-0.99x; between cta_group 1 and a wide kernel (N 3968..
+#: 5120, M 81..94: 66..80 CTAs -> 99..120) 0.95x-0.99x, so only wide options take part.
+FILL_BUSY_MARGIN = 1.1
 
 
 #: When the wave-fill rule takes the splitk schedule (choose_splitk), fitted on one H200 (mode
@@ -371,8 +393,8 @@ def fill_rule_applies(arch: str) -> bool:
 def choose_none_by_fill(M: int, N: int, arch: str, sm_budget: int, land_rows: int,
                         bns: tuple[int, ...] | None = None, K: int | None = None,
                         cluster_slots: dict[int, int] | None = None, priced: bool = True,
-                        cta_groups: tuple[int, ...] | None = None, spread: bool = True
-                        ) -> tuple[str, int, int] | None:
+                        cta_groups: tuple[int, ...] | None = None, spread: bool = True,
+                        busiest: bool = True) -> tuple[str, int, int] | None:
     """(schedule, bn, cta_group) of a mode-none call at M <= SWAPAB_MAX_ROWS without a tuning
     table, by the wave-fill model (fill_cost), where the arch has the wide decode kernel
     (sm_90a); None elsewhere (the rules above decide). Before it, the decode default took one
@@ -380,7 +402,9 @@ def choose_none_by_fill(M: int, N: int, arch: str, sm_budget: int, land_rows: in
     idle (N = 4096, M = 256: 0.68x torch.mm, the wide kernel with 4 token tiles of 64: 1.04x).
     Given K and the splitk kernels' `cluster_slots` (op.splitk_slots), choose_splitk's choice
     goes first where it has one (`spread` False: without its clause for M past one
-    cluster's token tile, for probes)."""
+    cluster's token tile, for probes). Of options the model prices the same, the one that keeps
+    the most SMs busy (fill_busy; `busiest` False: the first of fill_options, as before the
+    seventh session, for probes)."""
     if not fill_rule_applies(arch) or M > min(SWAPAB_MAX_ROWS, land_rows) or N % (2 * SWAPAB_BM):
         return None
     if K is not None and cluster_slots:
@@ -388,7 +412,17 @@ def choose_none_by_fill(M: int, N: int, arch: str, sm_budget: int, land_rows: in
         if split is not None:
             return split
     opts = fill_options(M, N, arch, bns, cta_groups)
-    return min(opts, key=lambda o: fill_cost(o, M, N, sm_budget, priced))
+    choice = min(opts, key=lambda o: fill_cost(o, M, N, sm_budget, priced))
+    if busiest and swapab_wide_option(choice):
+        # of the wide kernels the model prices the same, one that keeps FILL_BUSY_MARGIN x as
+        # many SMs busy (the most)
+        cost = fill_cost(choice, M, N, sm_budget, priced)
+        tied = [o for o in opts if swapab_wide_option(o)
+                and fill_cost(o, M, N, sm_budget, priced) == cost]
+        busy = max(tied, key=lambda o: fill_busy(o, M, N, sm_budget))
+        if fill_busy(busy, M, N, sm_budget) >= FILL_BUSY_MARGIN * fill_busy(choice, M, N, sm_budget):
+            return busy
+    return choice
 
 
 #: default_should_run's bounds (see there).

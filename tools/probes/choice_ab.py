@@ -76,7 +76,8 @@ def resolve(rule: str, M: int, N: int, arch: str, sm_budget: int, land_rows: int
     dispatch is not the fill rule (then the path is the op's dispatch as is). `fillk` is the
     op's rule without a table (the fill rule given K and the splitk kernels' cluster `slots`);
     `fillk-nospread`: the same without splitk past one cluster's token tile
-    (dispatch.choose_splitk's spread clause, seventh session)."""
+    (dispatch.choose_splitk's spread clause, seventh session); `fillk-first`: the same with
+    the first of equally priced options instead of the busiest (seventh session)."""
     m = _FIXED.match(rule)
     if m:
         return m.group(1), int(m.group(2)), int(m.group(3))
@@ -87,8 +88,9 @@ def resolve(rule: str, M: int, N: int, arch: str, sm_budget: int, land_rows: int
         return rules_choice(M, N, arch, sm_budget, land_rows)
     if rule == "fill":
         return dispatch.choose_none_by_fill(M, N, arch, sm_budget, land_rows)
-    if rule in ("fillk", "fillk-nospread"):
-        kw = dict(K=K, cluster_slots=slots or {}, spread=rule == "fillk")
+    if rule in ("fillk", "fillk-nospread", "fillk-first"):
+        kw = dict(K=K, cluster_slots=slots or {}, spread=rule != "fillk-nospread",
+                  busiest=rule != "fillk-first")
         return dispatch.choose_none_by_fill(M, N, arch, sm_budget, land_rows, **kw)
     if rule == "fill-flat":   # the fill rule without its prices (before the fifth session)
         return dispatch.choose_none_by_fill(M, N, arch, sm_budget, land_rows, priced=False)
@@ -100,7 +102,7 @@ def resolve(rule: str, M: int, N: int, arch: str, sm_budget: int, land_rows: int
         return dispatch.choose_none_by_fill(M, N, arch, sm_budget, land_rows, bns)
     if rule == "dispatch":
         return None
-    raise ValueError(f"unknown rule '{rule}': dispatch, fill, fillk, fillk-nospread, fill-flat, "
+    raise ValueError(f"unknown rule '{rule}': dispatch, fill, fillk, fillk-nospread, fillk-first, fill-flat, "
                      "fill-cg12, fill-x<tiles>, rules, "
                      "splitk-c2 / splitk-c4 (splitk at M's token tile), or e.g. swapab64c2 / "
                      "tile224c1 / splitk32c4")

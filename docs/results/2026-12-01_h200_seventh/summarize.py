@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The seventh session's numbers from the calls' JSON (BENCHMARKS.md, "One H200, 2026-12-01
 (seventh session)"): call 1's survey of mode none as dispatched (points below 0.9x torch.mm),
-call 2's splitk candidates at the small-N shapes, call 3's held-out A/B of the spread clause.
+call 2's splitk candidates at the small-N shapes, call 3's held-out A/B of the spread clause,
+call 4's candidates at the points left, calls 5 and 6: the wave-fill rule's tie-break.
 Ratios are torch.mm / path, the worse of warm and cold weights."""
 import glob
 import json
@@ -54,6 +55,23 @@ def main():
         print(f"  N {r['N']} K {r['K']} M {r['M']}: {ru['fillk']} {new:.2f} vs "
               f"{ru['fillk-nospread']} {old:.2f}: {new / old:.2f}x")
     print(f"  {min(ratios):.2f}x-{max(ratios):.2f}x, geomean {geomean(ratios):.2f}x")
+    print("call 4: every candidate (the best 5) at the points the spread clause does not reach")
+    for r in sorted(rows("call4/r/c_*.json"), key=lambda r: (r["N"], r["K"], r["M"])):
+        v = r["vs_torch"]
+        top = sorted((k for k in v if k != "torch.mm"), key=v.get, reverse=True)[:5]
+        print(f"  N {r['N']} K {r['K']} M {r['M']}: dispatch {v['dispatch']:.2f} "
+              f"({short(r['variants'].get('dispatch'))}); " + " ".join(f"{k} {v[k]:.2f}" for k in top))
+    for call, what in (("call5", "the first tie-break (held out)"),
+                       ("call6", "the tie-break as committed (held out)")):
+        ratios = []
+        print(f"{call}: {what}: busiest / first of the tied options")
+        for r in sorted(rows(f"{call}/r/b_*.json"), key=lambda r: (r["N"], r["K"])):
+            v, ru = r["vs_torch"], r["rules"]
+            new, old = v[ru["fillk"]], v[ru["fillk-first"]]
+            ratios.append(new / old)
+            print(f"  N {r['N']} K {r['K']} M {r['M']}: {ru['fillk']} {new:.2f} vs "
+                  f"{ru['fillk-first']} {old:.2f}: {new / old:.2f}x")
+        print(f"  {min(ratios):.2f}x-{max(ratios):.2f}x, geomean {geomean(ratios):.2f}x")
 
 
 if __name__ == "__main__":
