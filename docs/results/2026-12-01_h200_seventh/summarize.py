@@ -72,6 +72,24 @@ def main():
             print(f"  N {r['N']} K {r['K']} M {r['M']}: {ru['fillk']} {new:.2f} vs "
                   f"{ru['fillk-first']} {old:.2f}: {new / old:.2f}x")
         print(f"  {min(ratios):.2f}x-{max(ratios):.2f}x, geomean {geomean(ratios):.2f}x")
+    after = {(r["N"], r["K"], r["M"]): r for r in rows("call7/r/s_*.json")}
+    q = [r["vs_torch"]["dispatch"] for r in after.values()]
+    print(f"call 7 (call 1's points, the final rule): {len(q)} points, geomean {geomean(q):.3f}, "
+          f"median {statistics.median(q):.3f}, {sum(x < 0.9 for x in q)} below 0.90x")
+    same = []
+    for r in survey:
+        key = (r["N"], r["K"], r["M"])
+        if key not in after:
+            continue
+        a, b = r, after[key]
+        va, vb = short(a["variants"].get("dispatch")), short(b["variants"].get("dispatch"))
+        ra, rb = a["vs_torch"]["dispatch"], b["vs_torch"]["dispatch"]
+        if va != vb:
+            print(f"  N {key[0]} K {key[1]} M {key[2]}: {va} {ra:.2f} -> {vb} {rb:.2f} ({rb / ra:.2f}x)")
+        else:
+            same.append(rb / ra)
+    print(f"  the same pick in both calls: after / before {min(same):.2f}x-{max(same):.2f}x, "
+          f"geomean {geomean(same):.3f} (the calls' noise)")
 
 
 if __name__ == "__main__":
