@@ -28,6 +28,19 @@ def short(name):
     return (name or "?").replace("gemm_none_sm90a_", "").replace("_bf16", "")
 
 
+def held_out(pattern, title, old_rule):
+    """A / B of the rule `fillk` against `old_rule` at each point of the calls' JSON."""
+    ratios = []
+    print(title)
+    for r in sorted(rows(pattern), key=lambda r: (r["N"], r["K"])):
+        v, ru = r["vs_torch"], r["rules"]
+        new, old = v[ru["fillk"]], v[ru[old_rule]]
+        ratios.append(new / old)
+        print(f"  N {r['N']} K {r['K']} M {r['M']}: {ru['fillk']} {new:.2f} vs "
+              f"{ru[old_rule]} {old:.2f}: {new / old:.2f}x")
+    print(f"  {min(ratios):.2f}x-{max(ratios):.2f}x, geomean {geomean(ratios):.2f}x")
+
+
 def main():
     survey = rows("call1/r/s_*.json")
     q = [r["vs_torch"]["dispatch"] for r in survey]
@@ -45,33 +58,16 @@ def main():
         print(f"  N {r['N']} K {r['K']} M {r['M']} ({pairs} pairs): {v['dispatch']:.2f} "
               f"({short(r['variants'].get('dispatch'))}) / {v.get('splitk128c2', float('nan')):.2f}"
               f" / {best} {v[best]:.2f}")
-    held = rows("call3/r/h_*.json")
-    ratios = []
-    print("call 3 (held out): new rule / old rule")
-    for r in sorted(held, key=lambda r: (r["N"], r["K"])):
-        v, ru = r["vs_torch"], r["rules"]
-        new, old = v[ru["fillk"]], v[ru["fillk-nospread"]]
-        ratios.append(new / old)
-        print(f"  N {r['N']} K {r['K']} M {r['M']}: {ru['fillk']} {new:.2f} vs "
-              f"{ru['fillk-nospread']} {old:.2f}: {new / old:.2f}x")
-    print(f"  {min(ratios):.2f}x-{max(ratios):.2f}x, geomean {geomean(ratios):.2f}x")
+    held_out("call3/r/h_*.json", "call 3 (held out): new rule / old rule", "fillk-nospread")
     print("call 4: every candidate (the best 5) at the points the spread clause does not reach")
     for r in sorted(rows("call4/r/c_*.json"), key=lambda r: (r["N"], r["K"], r["M"])):
         v = r["vs_torch"]
         top = sorted((k for k in v if k != "torch.mm"), key=v.get, reverse=True)[:5]
         print(f"  N {r['N']} K {r['K']} M {r['M']}: dispatch {v['dispatch']:.2f} "
               f"({short(r['variants'].get('dispatch'))}); " + " ".join(f"{k} {v[k]:.2f}" for k in top))
-    for call, what in (("call5", "the first tie-break (held out)"),
-                       ("call6", "the tie-break as committed (held out)")):
-        ratios = []
-        print(f"{call}: {what}: busiest / first of the tied options")
-        for r in sorted(rows(f"{call}/r/b_*.json"), key=lambda r: (r["N"], r["K"])):
-            v, ru = r["vs_torch"], r["rules"]
-            new, old = v[ru["fillk"]], v[ru["fillk-first"]]
-            ratios.append(new / old)
-            print(f"  N {r['N']} K {r['K']} M {r['M']}: {ru['fillk']} {new:.2f} vs "
-                  f"{ru['fillk-first']} {old:.2f}: {new / old:.2f}x")
-        print(f"  {min(ratios):.2f}x-{max(ratios):.2f}x, geomean {geomean(ratios):.2f}x")
+    held_out("call5/r/b_*.json", "call 5: the first tie-break (held out): busiest / first of "
+             "the tied options", "fillk-first")
+    held_out("call6/r/b_*.json", "call 6: the tie-break as committed (held out)", "fillk-first")
     after = {(r["N"], r["K"], r["M"]): r for r in rows("call7/r/s_*.json")}
     q = [r["vs_torch"]["dispatch"] for r in after.values()]
     print(f"call 7 (call 1's points, the final rule): {len(q)} points, geomean {geomean(q):.3f}, "
