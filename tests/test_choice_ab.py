@@ -53,3 +53,27 @@ def test_fill_without_some_token_tiles():
     # prices it the same and it keeps 1.1x the SMs busy (dispatch.FILL_BUSY_MARGIN) - 22 of 192
     # rows x 5 of 64 (110 CTAs)
     assert choice_ab.resolve("fill-x80.96.112", 320, 4096, "sm_90a", 132, 512) == ("swapab", 64, 3)
+
+
+def test_fillk_rules_are_the_ops_rule_with_and_without_this_sessions_clauses():
+    slots = {2: 66, 4: 30}
+    args = (336, 1152, "sm_90a", 132, 512, 12352, slots)
+    assert choice_ab.resolve("fillk", *args) == ("splitk", 128, 2)      # the spread clause
+    assert choice_ab.resolve("fillk-nospread", *args) == ("swapab", 64, 2)
+    args = (118, 9728, "sm_90a", 132, 512, 8320, slots)
+    assert choice_ab.resolve("fillk", *args) == ("swapab", 64, 3)       # the tie-break
+    assert choice_ab.resolve("fillk-first", *args) == ("swapab", 128, 2)
+
+
+def test_fused_probe_choices():
+    import fused_choice_ab
+
+    assert fused_choice_ab.parse_choice("default") == {}
+    assert fused_choice_ab.parse_choice("swapab64c2") == dict(schedule="swapab", bn=64, cta_group=2)
+    with pytest.raises(ValueError, match="unknown choice"):
+        fused_choice_ab.parse_choice("wide64")
+    # a typo fails before anything touches the GPU
+    with pytest.raises(ValueError, match="unknown choice"):
+        fused_choice_ab.main(["--shapes", "2048:4096", "--ms", "16", "--choices", "default,x"])
+    with pytest.raises(SystemExit):
+        fused_choice_ab.main(["--shapes", "2048", "--ms", "16"])

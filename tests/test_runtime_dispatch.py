@@ -303,3 +303,31 @@ def test_cta_group_3_exists_for_mode_none_on_sm90a_only():
     assert dispatch.swapab_default_token_tile(10, "none", None, "sm_90a", 3) == 64
     with pytest.raises(SpecError, match="cta_group=3"):
         Variant("sm_90a", "rs", "unicast", 64, 3, 2, schedule="swapab")
+
+
+def test_fused_fill_rule_only_where_the_default_leaves_sms_idle():
+    """rs/ar without a table: the default decode kernel (N / 64 CTAs) where it keeps 75% of the
+    budget busy (N 7168 at 132 SMs: what two H200s measured); else the cheapest of it and the
+    mode's wide kernels under the wave-fill model (the exchange spreads over the same CTAs)."""
+    for mode in ("rs", "ar"):
+        for M in (1, 16, 100, 128, 256, 300, 512):
+            assert dispatch.choose_fused_by_fill(M, 7168, mode, "sm_90a", 132, 512) is None
+        # N 4096: 64 CTAs of 132
+        assert dispatch.choose_fused_by_fill(256, 4096, mode, "sm_90a", 132, 512) == ("swapab", 64, 2)
+        assert dispatch.choose_fused_by_fill(512, 4096, mode, "sm_90a", 132, 512) == ("swapab", 128, 2)
+        # few tokens: the default streams fewer rows per CTA and every W tile has its CTA
+        assert dispatch.choose_fused_by_fill(16, 4096, mode, "sm_90a", 132, 512) == ("swapab", 16, 1)
+        # two virtual ranks of one H200 (66 SMs each): N 4096 keeps 64 of 66 busy
+        assert dispatch.choose_fused_by_fill(256, 4096, mode, "sm_90a", 66, 512) is None
+        assert dispatch.choose_fused_by_fill(256, 2048, mode, "sm_90a", 66, 512) == ("swapab", 64, 2)
+        # no wide kernel (sm_100a), the tile schedule's M, fewer landing rows: the rules decide
+        assert dispatch.choose_fused_by_fill(256, 4096, mode, "sm_100a", 148, 512) is None
+        assert dispatch.choose_fused_by_fill(600, 4096, mode, "sm_90a", 132, 1024) is None
+        assert dispatch.choose_fused_by_fill(256, 4096, mode, "sm_90a", 132, 128) is None
+    assert dispatch.choose_fused_by_fill(256, 4096, "none", "sm_90a", 132, 512) is None
+    # every choice is a kernel the mode has
+    for N in range(128, 6400, 128):
+        for M in range(1, 513, 7):
+            c = dispatch.choose_fused_by_fill(M, N, "rs", "sm_90a", 132, 512)
+            if c is not None:
+                assert contract.decode_kernel_exists("sm_90a", "rs", c[1], c[2]), (N, M, c)

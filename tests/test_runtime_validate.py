@@ -165,9 +165,16 @@ def test_dispatch_and_variant_names(op):
     # decode sizes take the swapab schedule with the smallest token tile >= M
     assert op.variant(1).name == "gemm_rs_unicast_sm90a_swapab_bn16_cg1_tp4_bf16"
     assert op.variant(17).name == "gemm_rs_unicast_sm90a_swapab_bn32_cg1_tp4_bf16"
-    assert op.variant(100).name == "gemm_rs_unicast_sm90a_swapab_bn128_cg1_tp4_bf16"
-    # rs/ar keep it up to M 512 with token tiles of 128 (none: up to 256), then the tile schedule
-    assert op.variant(300).name == "gemm_rs_unicast_sm90a_swapab_bn128_cg1_tp4_bf16"
+    # N 1024: 16 CTAs of one per 64-row W tile leave half of the group's 33 SMs idle, so from
+    # M 100 the wide kernel (a CTA per (128-row W tile, token tile)) fills them
+    # (dispatch.choose_fused_by_fill)
+    assert op.variant(100).name == "gemm_rs_unicast_sm90a_swapab_bn32_cg2_tp4_bf16"
+    assert op.variant(300).name == "gemm_rs_unicast_sm90a_swapab_bn128_cg2_tp4_bf16"
+    # where they fill 75% of the budget: one CTA per W tile, token tiles of at most 128 up to M
+    # 512 (none: up to 256), then the tile schedule
+    full = GemmRsAr(MAX_M, N, K, "rs", CpuGroup(), arch="sm_90a", sm_budget=20)
+    assert full.variant(100).name == "gemm_rs_unicast_sm90a_swapab_bn128_cg1_tp4_bf16"
+    assert full.variant(300).name == "gemm_rs_unicast_sm90a_swapab_bn128_cg1_tp4_bf16"
     assert op.variant(513).name == "gemm_rs_unicast_sm90a_bn128_cg2_tp4_bf16"
     tile = GemmRsAr(MAX_M, N, K, "rs", CpuGroup(), schedule="tile", arch="sm_90a")
     assert tile.variant(100).name == "gemm_rs_unicast_sm90a_bn128_cg1_tp4_bf16"
@@ -360,7 +367,9 @@ def test_default_swapab_choice():
     """Without a table: cta_group 1 (the pair lost once the cta_group 1 WGMMAs were pipelined),
     rs/ar token tiles of at most 128 up to M 512, then the tile schedule."""
     def choice(K, M, mode="rs", arch="sm_90a"):
-        return GemmRsAr(MAX_M, N, K, mode, CpuGroup(mode=mode), arch=arch).choice(M)
+        # a budget the 16 W tiles fill (else dispatch.choose_fused_by_fill weighs wide kernels)
+        return GemmRsAr(MAX_M, N, K, mode, CpuGroup(mode=mode), arch=arch,
+                        sm_budget=20).choice(M)
     assert choice(2304, 64) == ("swapab", 64, 1) and choice(1536, 16) == ("swapab", 16, 1)
     assert choice(2304, 200) == ("swapab", 128, 1) and choice(768, 300, "ar") == ("swapab", 128, 1)
     assert choice(768, 513)[0] == "tile"

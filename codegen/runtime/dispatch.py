@@ -22,7 +22,11 @@
   no table: the wave-fill rule (choose_none_by_fill) weighs the decode kernels at each token
   tile (cta_group 1, the wide 2 and, since the sixth session of 2026-12-01, the 192-row W tile
   of cta_group 3) and the tile schedule at each width by waves x rows streamed per k-step, the
-  rules above winning a tie.
+  rules above winning a tie (of two wide kernels, the one keeping 1.1x the SMs busy or more:
+  FILL_BUSY_MARGIN); before it, at small N and long K, the splitk schedule (choose_splitk).
+- rs/ar at decode sizes where one CTA per 64-row W tile leaves SMs idle (N / 64 < 75% of the
+  budget), nothing fixed and no table: the same model weighs the mode's wide decode kernels
+  against that default (choose_fused_by_fill).
 """
 from __future__ import annotations
 
@@ -423,6 +427,36 @@ def choose_none_by_fill(M: int, N: int, arch: str, sm_budget: int, land_rows: in
         if fill_busy(busy, M, N, sm_budget) >= FILL_BUSY_MARGIN * fill_busy(choice, M, N, sm_budget):
             return busy
     return choice
+
+
+#: The fused modes' decode default (one CTA per 64-row W tile: N / 64 CTAs) was measured at N
+#: 7168 on two H200s (112 of 132 SMs busy), where the wide kernel won only at a few points the
+#: tables pick. Where N / 64 is below this share of the SM budget (N <= 6272 at 132 SMs, N <=
+#: 3136 on two virtual ranks of one H200), choose_fused_by_fill weighs the mode's wide kernels
+#: too.
+FUSED_FILL_MAX_SHARE = 0.75
+
+
+def choose_fused_by_fill(M: int, N: int, mode: str, arch: str, sm_budget: int,
+                         land_rows: int) -> tuple[str, int, int] | None:
+    """(schedule, bn, cta_group) of an rs/ar call at decode size without a tuning table where
+    the default decode kernel leaves SMs idle (N / 64 < FUSED_FILL_MAX_SHARE x sm_budget): of
+    the default and the mode's wide decode kernels (cta_group 2, its token tiles from M's down
+    to M / FILL_MAX_TOKEN_TILES), the cheapest under the wave-fill model (fill_cost; a tie
+    keeps the default); None elsewhere (the rules decide). Each wide CTA pushes its token
+    tile's rows and reduces them, so the exchange spreads over the same CTAs as the GEMM."""
+    if (mode not in ("rs", "ar") or not fill_rule_applies(arch)
+            or choose_schedule(M, arch, land_rows, None, mode) != "swapab"
+            or N // SWAPAB_BM >= FUSED_FILL_MAX_SHARE * sm_budget):
+        return None
+    default = ("swapab", swapab_default_token_tile(M, mode, arch=arch),
+               swapab_cta_group(None, M, mode, arch))
+    bns = swapab_bns(arch, mode)
+    top = swapab_token_tile(M, bns=bns)
+    opts = [default] + [("swapab", bt, 2) for bt in bns
+                        if bt <= top and bt * FILL_MAX_TOKEN_TILES >= M
+                        and decode_kernel_exists(arch, mode, bt, 2) and ("swapab", bt, 2) != default]
+    return min(opts, key=lambda o: fill_cost(o, M, N, sm_budget))
 
 
 #: default_should_run's bounds (see there).

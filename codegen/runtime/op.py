@@ -172,6 +172,11 @@ class GemmRsAr:
                                                    cluster_slots=self.splitk_slots())
             if by_fill is not None:
                 return by_fill
+        if unfixed and self.mode != "none" and known:
+            by_fill = dispatch.choose_fused_by_fill(M, self.N, self.mode, self.arch,
+                                                    self.sm_budget, self.land_rows)
+            if by_fill is not None:
+                return by_fill
         fixed = self.fixed_schedule
         if fixed is None:
             fixed = contract.implied_schedule(self.fixed_bn, self.fixed_cta_group)

@@ -2,7 +2,8 @@
 """The seventh session's numbers from the calls' JSON (BENCHMARKS.md, "One H200, 2026-12-01
 (seventh session)"): call 1's survey of mode none as dispatched (points below 0.9x torch.mm),
 call 2's splitk candidates at the small-N shapes, call 3's held-out A/B of the spread clause,
-call 4's candidates at the points left, calls 5 and 6: the wave-fill rule's tie-break.
+call 4's candidates at the points left, calls 5 and 6: the wave-fill rule's tie-break, call 7:
+before / after at call 1's points, call 8: rs/ar's rule at small N on virtual ranks.
 Ratios are torch.mm / path, the worse of warm and cold weights."""
 import glob
 import json
@@ -86,6 +87,13 @@ def main():
             same.append(rb / ra)
     print(f"  the same pick in both calls: after / before {min(same):.2f}x-{max(same):.2f}x, "
           f"geomean {geomean(same):.3f} (the calls' noise)")
+    fused = rows("call8/r/fused_ab.json")
+    ratios = [r["us"]["swapab128c1"] / r["us"]["default"] for r in fused]
+    print("call 8 (rs/ar, two virtual ranks): old default -> the rule, us")
+    for r in fused:
+        print(f"  {r['mode']} N {r['N']} K {r['K']} M {r['M']}: {r['us']['swapab128c1']:.1f} -> "
+              f"{r['us']['default']:.1f} ({r['ran']['default']['variant']})")
+    print(f"  {min(ratios):.3f}x-{max(ratios):.2f}x, geomean {geomean(ratios):.2f}x")
 
 
 if __name__ == "__main__":

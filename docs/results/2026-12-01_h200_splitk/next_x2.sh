@@ -18,7 +18,7 @@
 # then carry `cache_tp2` and run:
 #   bash docs/results/2026-12-01_h200_splitk/next_x2.sh check    (~1 min: correctness, splitk on real ranks first time)
 #   bash docs/results/2026-12-01_h200_splitk/next_x2.sh splitk   (~3 min: fused splitk at small N)
-#   bash docs/results/2026-12-01_h200_splitk/next_x2.sh smalln   (~3 min: fused decode at N 4096)
+#   bash docs/results/2026-12-01_h200_splitk/next_x2.sh smalln   (~4 min: fused decode at N 4096)
 #   bash docs/results/2026-12-01_h200_splitk/next_x2.sh large    (~8 min: issue 10, 3 builds A/B)
 # `splitk` asks whether rs/ar want mode none's K split at small N (mode none: 1.03x-2.68x at N
 # <= 3072, K >= 3072; BENCHMARKS.md fifth session): N 2048 (a 2B-class model's hidden size), K
@@ -26,6 +26,11 @@
 # clusters of 2 and of 4. If it wins, give rs/ar dispatch.choose_splitk (with its own bounds).
 # bench_multi_gpu.py --rounds 3 (new, not yet run on two GPUs: CPU tests only) times every path
 # of a row three times in shared random orders.
+# `smalln` (seventh session): the dispatch is now dispatch.choose_fused_by_fill (at N 4096 the
+# default's 64 CTAs leave half of 132 SMs idle, so it weighs the wide kernels; on two virtual
+# ranks of one H200 it was 1.00x-2.13x the old default, never slower: BENCHMARKS.md seventh
+# session); `--schedule swapab --cta-group 1` is the old default. If the rule loses on the link,
+# raise or drop dispatch.FUSED_FILL_MAX_SHARE.
 export TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1 PYTHONUNBUFFERED=1 CUDA_DEVICE_MAX_CONNECTIONS=32 CODEGEN_WAIT_TIMEOUT_MS=5000 PYTHONPATH=. CODEGEN_CACHE_DIR=cache_tp2
 R=$OUT/r; mkdir -p $R
 T0=$(date +%s)
@@ -44,7 +49,8 @@ case "${1:-}" in
       echo "splitk $tag rc=$? $(( $(date +%s)-T0 ))s"; grep -E "^\s+(rs|ar) " $R/splitk_$tag.txt | cut -c1-110
     done ;;
   smalln)
-    for fix in "" "--schedule swapab --bn 64 --cta-group 2" "--schedule swapab --bn 128 --cta-group 2"; do
+    for fix in "" "--schedule swapab --cta-group 1" "--schedule swapab --bn 64 --cta-group 2" \
+               "--schedule swapab --bn 128 --cta-group 2"; do
       tag=$(echo "${fix:-dispatch}" | tr -d ' -' )
       timeout 150 $TR tools/bench_multi_gpu.py --modes rs,ar --n 4096 --ks 2048,7168 \
         --ms 64,128,256,384,512 --rounds 3 $fix --json $R/smalln_$tag.json > $R/smalln_$tag.txt 2>&1
