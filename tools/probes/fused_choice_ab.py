@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import re
 import sys
 from pathlib import Path
 
@@ -30,8 +29,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tools"))
 
-_FIXED = re.compile(r"^(tile|swapab|splitk)(\d+)c([1-4])$")
-MAX_RELERR = 2e-2
+from choice_ab import _FIXED, MAX_RELERR, _ints, _shapes  # noqa: E402  (the same argument forms)
 
 
 def parse_choice(text: str) -> dict:
@@ -42,20 +40,6 @@ def parse_choice(text: str) -> dict:
     if not m:
         raise ValueError(f"unknown choice '{text}': default, or e.g. swapab64c2 / tile128c1")
     return dict(schedule=m.group(1), bn=int(m.group(2)), cta_group=int(m.group(3)))
-
-
-def _ints(text: str) -> list[int]:
-    return [int(v) for v in text.split(",") if v]
-
-
-def _shapes(text: str) -> list[tuple[int, int]]:
-    out = []
-    for item in text.split(","):
-        n, sep, k = item.partition(":")
-        if not sep or not n.isdigit() or not k.isdigit():
-            raise argparse.ArgumentTypeError(f"shape '{item}' is not N:K (e.g. 2048:4096)")
-        out.append((int(n), int(k)))
-    return out
 
 
 def main(argv=None) -> int:
