@@ -325,6 +325,7 @@ def fill_busy(option: tuple[str, int, int], M: int, N: int, sm_budget: int) -> i
 
 
 def swapab_wide_option(option: tuple[str, int, int]) -> bool:
+    """Whether a fill option is a wide decode kernel (cta_group 2 / 3)."""
     return option[0] == "swapab" and swapab_wide(option[2])
 
 
