@@ -161,3 +161,25 @@ def test_cache_key_is_canonical_and_rejects_absolute_helper_paths():
     assert a == b and len(a) == 64
     with pytest.raises(ValueError, match="repo-relative"):
         cache_key(V, "src", {"/abs/codegen/a.py": "1"}, {}, {})
+
+
+def test_splitk_work_items_in_the_real_template():
+    """Mode none's sm_90a splitk kernels loop over (W tile, token tile) pairs, in the producer
+    and in the consumers alike (contract.splitk_spread); rs/ar keep a W tile per cluster, its
+    token tiles inside; the wide swapab kernel loops over pairs as before."""
+    pairs = "for wi in range(cluster_id, n_tiles * m_tiles, num_clusters):"
+    tiles = "for nt in range(cluster_id, n_tiles, num_clusters):"
+
+    def source(mode, schedule, cg, bn=64):
+        tp, transport = (None, None) if mode == "none" else (2, "unicast")
+        return render(Variant("sm_90a", mode, transport, bn, cg, tp, schedule=schedule)).source
+
+    for cg in contract.SPLITK_CTA_GROUPS:
+        src = source("none", "splitk", cg)
+        assert src.count(pairs) == 2 and tiles not in src
+        assert "N / 64 * ceil(M / token tile)" in src
+        for mode in ("rs", "ar"):
+            src = source(mode, "splitk", cg)
+            assert src.count(tiles) == 2 and pairs not in src
+    assert source("rs", "swapab", 2).count(pairs) == 2
+    assert source("none", "swapab", 1).count(tiles) == 2
