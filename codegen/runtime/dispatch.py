@@ -241,6 +241,13 @@ def launch_grid(variant, launch: dict, cluster: int, M: int, N: int, sm_budget: 
 FILL_MAX_TOKEN_TILES = 8
 
 
+def token_tile_span(M: int, bns: tuple[int, ...], most: int = FILL_MAX_TOKEN_TILES) -> list[int]:
+    """The token tiles of `bns` (ascending) a call with M rows may be cut into: from the one
+    that covers M (swapab_token_tile) down to M / `most` (at most `most` token tiles)."""
+    top = swapab_token_tile(M, bns=bns)
+    return [bt for bt in bns if bt <= top and bt * most >= M]
+
+
 def fill_options(M: int, N: int, arch: str, bns: tuple[int, ...] | None = None,
                  cta_groups: tuple[int, ...] | None = None) -> list[tuple[str, int, int]]:
     """Every (schedule, bn, cta_group) the wave-fill rule weighs for a mode-none call with M rows
@@ -252,9 +259,7 @@ def fill_options(M: int, N: int, arch: str, bns: tuple[int, ...] | None = None,
     (up to M = SWAPAB_DEFAULT_MAX_M_TWO_TILES their decode default, above it the tile schedule,
     widest first), so a tie keeps what they chose. `bns`: the token tiles to weigh (default:
     every one the arch's mode-none kernels have)."""
-    bns = swapab_bns(arch, "none") if bns is None else bns
-    top = swapab_token_tile(M, bns=bns)
-    tts = [bt for bt in bns if bt <= top and bt * FILL_MAX_TOKEN_TILES >= M]
+    tts = token_tile_span(M, swapab_bns(arch, "none") if bns is None else bns)
     tiles = [("tile", bn, choose_cta_group(M)) for bn in sorted(tile_widths(N), reverse=True)]
     if M <= SWAPAB_DEFAULT_MAX_M_TWO_TILES:   # the rules' decode default first
         opts = [("swapab", swapab_default_token_tile(M, "none", arch=arch),
@@ -452,11 +457,8 @@ def choose_fused_by_fill(M: int, N: int, mode: str, arch: str, sm_budget: int,
         return None
     default = ("swapab", swapab_default_token_tile(M, mode, arch=arch),
                swapab_cta_group(None, M, mode, arch))
-    bns = swapab_bns(arch, mode)
-    top = swapab_token_tile(M, bns=bns)
-    opts = [default] + [("swapab", bt, 2) for bt in bns
-                        if bt <= top and bt * FILL_MAX_TOKEN_TILES >= M
-                        and decode_kernel_exists(arch, mode, bt, 2) and ("swapab", bt, 2) != default]
+    opts = [default] + [("swapab", bt, 2) for bt in token_tile_span(M, swapab_bns(arch, mode))
+                        if decode_kernel_exists(arch, mode, bt, 2) and ("swapab", bt, 2) != default]
     return min(opts, key=lambda o: fill_cost(o, M, N, sm_budget))
 
 

@@ -166,15 +166,14 @@ class GemmRsAr:
             if usable and self.N % (contract.SWAPAB_BM if decode else bn) == 0:
                 return schedule, bn, cg
         known = self._sm_budget is not None or self.group is not None or torch.cuda.is_available()
-        if unfixed and self.mode == "none" and known:
-            by_fill = dispatch.choose_none_by_fill(M, self.N, self.arch, self.sm_budget,
-                                                   self.land_rows, K=self.K,
-                                                   cluster_slots=self.splitk_slots())
-            if by_fill is not None:
-                return by_fill
-        if unfixed and self.mode != "none" and known:
-            by_fill = dispatch.choose_fused_by_fill(M, self.N, self.mode, self.arch,
-                                                    self.sm_budget, self.land_rows)
+        if unfixed and known:
+            if self.mode == "none":
+                by_fill = dispatch.choose_none_by_fill(M, self.N, self.arch, self.sm_budget,
+                                                       self.land_rows, K=self.K,
+                                                       cluster_slots=self.splitk_slots())
+            else:
+                by_fill = dispatch.choose_fused_by_fill(M, self.N, self.mode, self.arch,
+                                                        self.sm_budget, self.land_rows)
             if by_fill is not None:
                 return by_fill
         fixed = self.fixed_schedule

@@ -67,24 +67,20 @@ def candidates(M: int, N: int, arch: str = "sm_90a", mode: str = "rs",
     that covers M in one tile down to M / MAX_TOKEN_TILES, with each of its CTA groups; given K,
     also the splitk schedule (where the arch has it) at its token tiles in the same range and
     each cluster size that K allows (contract.splitk_min_k)."""
-    from .dispatch import tile_widths
+    from .dispatch import tile_widths, token_tile_span
 
     out = [("tile", bn, cg) for bn in tile_widths(N) for cg in CTA_GROUPS]
     if M > contract.SWAPAB_MAX_ROWS or N % contract.SWAPAB_BM:
         return out
-    top = swapab_bn(M, arch, mode)
-    out += [("swapab", bt, cg) for bt in contract.swapab_bns(arch, mode)
+    out += [("swapab", bt, cg)
+            for bt in token_tile_span(M, contract.swapab_bns(arch, mode), MAX_TOKEN_TILES)
             for cg in contract.SWAPAB_CTA_GROUPS[arch]
-            if bt <= top and bt * MAX_TOKEN_TILES >= M
-            and contract.decode_kernel_exists(arch, mode, bt, cg)]
+            if contract.decode_kernel_exists(arch, mode, bt, cg)]
     if K is None or arch not in contract.SCHEDULE_ARCHS["splitk"]:
         return out
-    from .dispatch import swapab_token_tile
-    bns = contract.splitk_bns(arch, mode)
-    top = swapab_token_tile(M, bns=bns)
-    return out + [("splitk", bt, cg) for bt in bns
-                  for cg in contract.SPLITK_CTA_GROUPS
-                  if bt <= top and bt * MAX_TOKEN_TILES >= M and K >= contract.splitk_min_k(cg)]
+    return out + [("splitk", bt, cg)
+                  for bt in token_tile_span(M, contract.splitk_bns(arch, mode), MAX_TOKEN_TILES)
+                  for cg in contract.SPLITK_CTA_GROUPS if K >= contract.splitk_min_k(cg)]
 
 
 def crossover_m(points) -> int | None:
