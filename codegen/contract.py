@@ -19,6 +19,10 @@ from dataclasses import dataclass
 # ---- tiles and axes ----------------------------------------------------------------------------
 BM = 128                 # CTA tile rows (two 64-row WGMMA warpgroups / one tcgen05 M=128)
 BK = 64                  # K per pipeline stage: one 128-byte swizzle atom of bf16
+#: K must be a multiple of this: 16-byte rows of x and W (a TMA global stride). Any other K
+#: runs: the kernels loop over ceil(K / BK) k-tiles and the last one's columns past K load as
+#: zeros (TMA out-of-bounds fill), which add nothing to the products (k_tiles).
+K_MULTIPLE = 8
 MIN_BN = 128             # the smallest BN of any variant: it gives the most N tiles
 
 ARCHS = ("sm_90a", "sm_100a")
@@ -205,8 +209,15 @@ def splitk_spread(arch: str, mode: str) -> bool:
 
 
 def splitk_min_k(cta_group: int) -> int:
-    """The smallest K a splitk kernel of `cta_group` takes: one k-tile per CTA of its cluster."""
+    """The smallest K a splitk kernel of `cta_group` takes: one whole k-tile per CTA of its
+    cluster."""
     return cta_group * BK
+
+
+def k_tiles(K: int) -> int:
+    """k-tiles a kernel loops over for K: ceil(K / BK), the last one partial where K is not a
+    multiple of BK (its columns past K load as zeros). The templates compute the same."""
+    return cdiv(K, BK)
 
 ARCH_OF_CAPABILITY = {(9, 0): "sm_90a", (10, 0): "sm_100a"}
 ARCH_NUM = {"sm_90a": 90, "sm_100a": 100}

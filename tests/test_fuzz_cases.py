@@ -55,8 +55,9 @@ def test_bad_inputs_are_refused_before_a_launch(M):
     N, K, max_M = 256, 128, 64
     op = GemmRsAr(max_M, N, K, "none", arch="sm_90a", device="cpu")
     bad = bad_inputs(torch, M, N, K, max_M, op.out_shape(M)[0], "cpu")
-    assert ("x transposed view" in bad) == (M > 1) and len(bad) == 4 + (M > 1)
+    assert ("x transposed view" in bad) == (M > 1) and len(bad) == 5 + (M > 1)
     why = {"x float32": "dtype", "weight K + 64": r"\(K\)", "out wrong shape": "out.shape",
+           "x K + 4": r"x\.shape\[1\] \(K\) = 132 must be a multiple of 8",
            "M = max_M + 1": "max_M", "x transposed view": "contiguous"}
     for name, (x, w, out) in bad.items():
         with pytest.raises(InputError, match=why[name]):    # refused for its own reason

@@ -1,4 +1,5 @@
 import dataclasses
+import re
 import shutil
 
 import jinja2
@@ -183,3 +184,18 @@ def test_splitk_work_items_in_the_real_template():
             assert src.count(tiles) == 2 and pairs not in src
     assert source("rs", "swapab", 2).count(pairs) == 2
     assert source("none", "swapab", 1).count(tiles) == 2
+
+
+def test_every_kernel_loops_over_ceil_k_tiles():
+    """K need only be a multiple of contract.K_MULTIPLE: every template's k-tile count rounds
+    up (contract.k_tiles), so the last, partial k-tile (zero-filled past K by TMA) is not
+    dropped. One kernel of each template: tile and decode (swapab, splitk), both archs."""
+    ceil = re.compile(r"k_tiles = \(\s*(cute\.size\(mA, mode=\[1\]\)|k_i)\s*\+ BK - 1\) // BK")
+    floor = re.compile(r"k_tiles = (cute\.size\(mA, mode=\[1\]\)|k_i) // BK")
+    for arch in contract.ARCHS:
+        for v in (Variant(arch, "rs", "unicast", 128, 1, 2),
+                  Variant(arch, "none", None, 64, 1, None, schedule="swapab"),
+                  Variant(arch, "ar", "unicast", 64, 2, 2, schedule="splitk")):
+            src = render(v).source
+            assert len(ceil.findall(src)) == 1 and not floor.search(src), (arch, v)
+    assert [contract.k_tiles(k) for k in (8, 64, 72, 1000, 4096, 4104)] == [1, 1, 2, 16, 64, 65]

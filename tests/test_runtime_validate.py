@@ -75,6 +75,21 @@ def test_good_input_passes(op):
     assert op._validate(2, bf16(129, K), bf16(N, K)) == 129
 
 
+def test_k_not_a_multiple_of_the_k_tile():
+    """K need only give 16-byte rows (a multiple of 8): the kernels' last k-tile is partial, its
+    columns past K load as zeros (contract.k_tiles); K = 100 is refused, K = 72 / 200 run."""
+    for k in (8, 72, 200, 1000):
+        op = GemmRsAr(MAX_M, N, k, "rs", CpuGroup(), arch="sm_90a")
+        assert op._validate(1, bf16(17, k), bf16(N, k)) == 17
+        assert contract.k_tiles(k) == -(-k // contract.BK)
+    with pytest.raises(InputError, match=r"K = 100 must be a positive multiple of 8 \(16-byte"):
+        GemmRsAr(MAX_M, N, 100, "rs", CpuGroup(), arch="sm_90a")
+    # the splitk kernels still want a whole k-tile per CTA of the cluster
+    with pytest.raises(InputError, match=r"K = 104 is too small for the splitk schedule with "
+                                         r"cta_group 2: it needs K >= 128"):
+        GemmRsAr(MAX_M, N, 104, "rs", CpuGroup(), arch="sm_90a", schedule="splitk", cta_group=2)
+
+
 def test_dtype(op):
     check(op, 0, torch.randn(8, K), bf16(N, K), r"x\.dtype must be torch\.bfloat16, got torch\.float32")
     check(op, 0, bf16(8, K), torch.randn(N, K).half(), r"weight\.dtype .* torch\.float16")
@@ -90,7 +105,7 @@ def test_dims(op):
 
 
 def test_k(op):
-    check(op, 0, bf16(8, 100), bf16(N, K), r"x\.shape\[1\] \(K\) = 100 must be a multiple of 64")
+    check(op, 0, bf16(8, 100), bf16(N, K), r"x\.shape\[1\] \(K\) = 100 must be a multiple of 8")
     check(op, 0, bf16(8, 320), bf16(N, 320), r"x\.shape\[1\] \(K\) = 320 must equal the op's K = 256")
     check(op, 0, bf16(8, K), bf16(N, 320), r"weight\.shape\[1\] \(K\) = 320")
 

@@ -2,8 +2,8 @@
 """Random shapes, call patterns and bad inputs on one GPU (virtual ranks): a script, not a test.
 
 Each case draws a mode (none / rs / ar), a TP (2/4/8 virtual ranks), N (a multiple of 128), K
-(a multiple of 64), max_M, a fixed or dispatched (schedule, bn, cta_group), sometimes an odd SM
-budget, then calls the op on a sequence of M values (edges of token tiles, row tiles and the
+(a multiple of 64, or in a quarter of the cases of 8 only), max_M, a fixed or dispatched
+(schedule, bn, cta_group), sometimes an odd SM budget, then calls the op on a sequence of M values (edges of token tiles, row tiles and the
 landing rows, and random ones, forward then back) with NaN-poisoned outputs and checks each
 against an fp32 reference with the GPU tests' tolerance (tests/gpu/gpu_common.py). Between
 calls it slips in bad inputs, each of which must raise InputError before any launch (the next
@@ -43,6 +43,9 @@ def draw_case(rng: random.Random, arch: str = "sm_90a") -> dict:
     tp = rng.choice((2, 4, 8)) if mode != "none" else 1
     N = 128 * rng.choice((1, 2, 3, 5, 8, 9, 13, 16, 25, 32, 56))
     K = 64 * rng.choice((1, 2, 3, 5, 7, 12, 16, 24, 36))
+    if rng.random() < 0.25:
+        # a K that is no multiple of the k-tile (any multiple of 8 runs: contract.K_MULTIPLE)
+        K -= 8 * rng.randint(1, 7)
     max_M = rng.choice((1, 7, 16, 33, 100, 128, 257, 512, 600, 1024, 2048))
     schedule = bn = cta_group = None
     pick = rng.random()
@@ -90,6 +93,7 @@ def bad_inputs(torch, M: int, N: int, K: int, max_M: int, out_rows: int, device)
     bad = {
         "x float32": (x.float(), w, None),
         "weight K + 64": (x, bf16(N, K + 64), None),
+        "x K + 4": (bf16(M, K + 4), w, None),
         "out wrong shape": (x, w, bf16(out_rows + 1, N)),
         "M = max_M + 1": (bf16(max_M + 1, K), w, None),
     }

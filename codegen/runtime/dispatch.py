@@ -32,11 +32,12 @@ from __future__ import annotations
 
 import math
 
-from codegen.contract import (BK, BM, BNS, MIN_BN, SCHEDULE_ARCHS,
+from codegen.contract import (BM, BNS, MIN_BN, SCHEDULE_ARCHS,
                               SPLITK_CTA_GROUPS, SWAPAB_BM, SWAPAB_BNS, SWAPAB_CTA_GROUPS,
                               SWAPAB_EXTRA_BNS, SWAPAB_MAX_ROWS, cdiv, decode_kernel_exists,
                               swapab_bns, swapab_cta_group_bns, swapab_cta_groups, swapab_w_rows,
                               splitk_bns, splitk_spread, swapab_wide)
+from codegen.contract import k_tiles as k_tiles_of
 
 BN_256_MIN_M = 2048
 #: Largest M the default rule sends to the decode schedule (without a tuning table): mode none
@@ -183,7 +184,7 @@ def splitk_default(M: int, K: int, fixed_bn: int | None = None,
     bt = swapab_token_tile(M, fixed_bn, splitk_bns(arch, mode))
     if fixed_cta_group is not None:
         return bt, fixed_cta_group
-    k_tiles = K // BK
+    k_tiles = k_tiles_of(K)
     roomy = [c for c in SPLITK_CTA_GROUPS if k_tiles >= SPLITK_MIN_K_TILES_PER_CTA * c]
     return bt, max(roomy) if roomy else min(SPLITK_CTA_GROUPS)
 
@@ -378,7 +379,7 @@ def choose_splitk(M: int, N: int, K: int, arch: str, sm_budget: int,
     past it, where the kernels spread their token tiles (`spread` False: never, for probes),
     clusters of SPLITK_SPREAD_KS at token tile SPLITK_SPREAD_BT while every (W tile, token tile)
     pair gets a cluster at once."""
-    tiles, k_tiles = N // SWAPAB_BM, K // BK
+    tiles, k_tiles = N // SWAPAB_BM, k_tiles_of(K)
     if (arch not in SCHEDULE_ARCHS.get("splitk", ()) or tiles > SPLITK_MAX_W_TILES
             or k_tiles < SPLITK_MIN_K_TILES):
         return None

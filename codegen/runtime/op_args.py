@@ -31,8 +31,9 @@ def check_op_args(max_M, N, K, mode, group, *, bn, cta_group, sm_budget, transpo
     _int_arg("max_M", max_M, 1)
     _int_arg("N", N, 1)
     _int_arg("K", K, 1)
-    if K % contract.BK:
-        raise InputError(f"K = {K} must be a positive multiple of {contract.BK}")
+    if K % contract.K_MULTIPLE:
+        raise InputError(f"K = {K} must be a positive multiple of {contract.K_MULTIPLE} (16-byte "
+                         f"rows of x and W, as TMA needs)")
     if schedule is not None and schedule not in contract.SCHEDULES:
         raise InputError(f"schedule = {schedule!r} must be one of {contract.SCHEDULES} or None")
     if (schedule is not None and arch in contract.ARCHS

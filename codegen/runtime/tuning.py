@@ -163,9 +163,9 @@ class TuningTable:
         tp = _int(doc, "tp", 1)
         if (mode == "none") != (tp == 1):
             raise _Bad(f"tp is {tp}, mode {mode!r} needs " + ("1" if mode == "none" else ">= 2"))
-        N, K = _int(doc, "N", contract.MIN_BN), _int(doc, "K", contract.BK)
-        if K % contract.BK:
-            raise _Bad(f"K is {K}, not a multiple of {contract.BK}")
+        N, K = _int(doc, "N", contract.MIN_BN), _int(doc, "K", contract.K_MULTIPLE)
+        if K % contract.K_MULTIPLE:
+            raise _Bad(f"K is {K}, not a multiple of {contract.K_MULTIPLE}")
         device, date, command = (_str(doc, k) for k in ("device", "date", "command"))
         if not isinstance(doc["rows"], list) or not doc["rows"]:
             raise _Bad("rows must be a non-empty list")

@@ -7,7 +7,7 @@ from __future__ import annotations
 import torch
 
 from .errors import InputError
-from codegen.contract import BK
+from codegen.contract import K_MULTIPLE
 
 
 def _same_device(a: torch.device, b: torch.device) -> bool:
@@ -24,13 +24,13 @@ def _check_bf16_on(name: str, t, device: torch.device) -> None:
 
 
 def check_matrix(name: str, t, device: torch.device, rows: int | None, K: int) -> None:
-    """bf16, on `device`, 2-D, row-major contiguous [rows, K], 16-byte aligned, K % 64 == 0."""
+    """bf16, on `device`, 2-D, row-major contiguous [rows, K], 16-byte aligned, K % 8 == 0."""
     _check_bf16_on(name, t, device)
     if t.dim() != 2:
         raise InputError(f"{name} must be 2-D, got shape {tuple(t.shape)}")
     k = t.shape[1]
-    if k % BK:
-        raise InputError(f"{name}.shape[1] (K) = {k} must be a multiple of {BK}")
+    if k % K_MULTIPLE:
+        raise InputError(f"{name}.shape[1] (K) = {k} must be a multiple of {K_MULTIPLE}")
     if k != K:
         raise InputError(f"{name}.shape[1] (K) = {k} must equal the op's K = {K}")
     if rows is not None and t.shape[0] != rows:
@@ -44,8 +44,8 @@ def check_matrix(name: str, t, device: torch.device, rows: int | None, K: int) -
 
 
 def matrix_ok(t, device: torch.device, rows: int | None, K: int) -> bool:
-    """True exactly when :func:`check_matrix` would pass, for `K` a multiple of BK (the op's K
-    always is): the per-call fast path; on False, call check_matrix for the error."""
+    """True exactly when :func:`check_matrix` would pass, for `K` a multiple of K_MULTIPLE (the op's
+    K always is): the per-call fast path; on False, call check_matrix for the error."""
     if not isinstance(t, torch.Tensor) or t.dtype is not torch.bfloat16 or t.device != device:
         return False
     shape = t.shape
