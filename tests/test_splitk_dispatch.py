@@ -89,12 +89,17 @@ def test_grid_holds_only_resident_clusters():
     (3072, 3072, 16, ("splitk", 16, 2)),
     (3328, 4544, 20, ("splitk", 32, 2)),     # call 7's random shapes: 1.37x, and
     (2944, 3008, 49, ("splitk", 64, 2)),     # 1.16x (the bounds widened to N 3584, K 2816)
+    # eighth session: clusters of 2 from K = 2048 (32 k-tiles) at M <= 64: 1.05x-1.41x
+    (2048, 2048, 16, ("splitk", 16, 2)),     # 1.10x
+    (3584, 2368, 16, ("splitk", 16, 2)),     # 1.10x (56 W tiles)
+    (3456, 2496, 64, ("splitk", 64, 2)),     # held out: 1.10x
     # ...and did not: the fill rule's choice stays
     (2560, 4096, 128, None),                 # clusters of 2: M <= 64 only
     (2048, 5632, 96, None),
     (1536, 1024, 16, None),                  # short K: the handoff costs more
-    (2048, 2048, 16, None),
-    (3584, 2368, 16, None),                  # 56 W tiles
+    (2048, 1536, 16, None),                  # a wash (1.01x; 1.15x at M = 1 only)
+    (3584, 1984, 1, None),                   # 31 k-tiles: below the bound
+    (3072, 2368, 200, None),                 # the spread clause keeps K > 2752
     (4096, 14336, 16, None),
     # two token tiles of 128 (until the sixth session at M 129..192 too; now one token tile of
     # 160 / 192 covers them); since the seventh session the mode-none kernels spread the

@@ -356,8 +356,14 @@ FILL_BUSY_MARGIN = 1.1
 #: 1.37x). Clusters of 4 up to M = 192 since the splitk token tiles 160 / 192 (sixth session, 6
 #: shapes N 1024..1792 x M 144..192: 0.41x-0.92x -> 0.82x-1.05x torch.mm, never slower; clusters
 #: of 2 with them at N 2048..3072 were not faster, so 2 stays at M <= 64).
+#: Eighth session (one H200, clusters of 2 against the dispatch at M 1 / 16 / 64): fitted on N
+#: 2048..3584 x K 1536..2752, splitting K paid from K = 2048 (1.05x-1.41x; at K 1536 1.15x at M
+#: = 1 but 0.98x-1.01x at M 16 / 64), so the bound went from 44 k-tiles to 32; at 8 held-out
+#: random shapes the three it moves measured 1.04x-1.34x (BENCHMARKS.md, eighth session). The
+#: spread clause below keeps 44 (it was fitted at K >= 3072).
 SPLITK_MAX_W_TILES = 56          # N / 64 at most (N <= 3584)
-SPLITK_MIN_K_TILES = 44          # K / 64 at least (K >= 2816)
+SPLITK_MIN_K_TILES = 32          # k-tiles at least (K > 1984)
+SPLITK_SPREAD_MIN_K_TILES = 44   # ... for the spread clause (K > 2752)
 SPLITK_MAX_M = {4: 192, 2: 64}   # per cluster size (4: 128 until token tiles 160 / 192)
 #: Past those, where the splitk kernels spread (W tile, token tile) pairs over their clusters
 #: (contract.splitk_spread; seventh session): clusters of 2 at token tile 128 for M 129..512
@@ -390,6 +396,7 @@ def choose_splitk(M: int, N: int, K: int, arch: str, sm_budget: int,
         return "splitk", swapab_token_tile(M, None, splitk_bns(arch, "none")), max(fits)
     ks, bt = SPLITK_SPREAD_KS, SPLITK_SPREAD_BT
     if (spread and splitk_spread(arch, "none") and M > bt and M <= SWAPAB_MAX_ROWS
+            and k_tiles >= SPLITK_SPREAD_MIN_K_TILES
             and splitk_units(M, N, bt, arch, "none") <= room.get(ks, 0)):
         return "splitk", bt, ks
     return None
