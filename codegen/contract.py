@@ -24,6 +24,14 @@ BK = 64                  # K per pipeline stage: one 128-byte swizzle atom of bf
 #: zeros (TMA out-of-bounds fill), which add nothing to the products (k_tiles).
 K_MULTIPLE = 8
 MIN_BN = 128             # the smallest BN of any variant: it gives the most N tiles
+#: N must be a multiple of this: one 64-row W tile of the decode kernels (SWAPAB_BM). Where N is
+#: no multiple of 128 (e.g. gpt-oss's hidden size 2880), only kernels whose W tiles divide N, or
+#: may reach past it, serve (decode_fits_n, tile_fits_n): the decode kernel with one 64-row W
+#: tile per CTA (cta_group 1), splitk, the 192-row W tile (cta_group 3, mode none), and the tile
+#: schedule at a width dividing N (224 where N is a multiple of 224); not the wide decode kernel
+#: (cta_group 2: 128-row W tiles). sm_90a only: the sm_100a kernels (compile-only here) keep
+#: N % 128 == 0.
+N_MULTIPLE = 64
 
 ARCHS = ("sm_90a", "sm_100a")
 MODES = ("rs", "ar", "none")
@@ -336,6 +344,23 @@ def swapab_ragged_n(cta_group: int) -> bool:
     which every N is a multiple (cta_group 3: 192 rows). Its last W tile's rows past N load as
     zeros (TMA) and its stores stop at N; the grid counts ceil(N / W rows) W tiles."""
     return MIN_BN % swapab_w_rows(cta_group) != 0
+
+
+def decode_fits_n(N: int, cta_group: int, schedule: str = "swapab") -> bool:
+    """Whether a decode kernel of (schedule, cta_group) serves N: its W tiles divide N
+    (splitk and cta_group 1: 64 rows; the wide kernel: 128) or may reach past it (cta_group 3)."""
+    rows = SWAPAB_BM if schedule == "splitk" else swapab_w_rows(cta_group)
+    return N % rows == 0 or (schedule == "swapab" and swapab_ragged_n(cta_group))
+
+
+def tile_fits_n(N: int, bn: int) -> bool:
+    """Whether the tile schedule at width `bn` serves N (its N tiles divide N)."""
+    return N % bn == 0
+
+
+def n_multiple(arch: str | None) -> int:
+    """What N must be a multiple of on `arch` (None: on the arch found later; N_MULTIPLE)."""
+    return MIN_BN if arch == "sm_100a" else N_MULTIPLE
 
 
 def swapab_cta_group_bns(arch: str, mode: str, cta_group: int) -> tuple[int, ...]:
@@ -685,7 +710,7 @@ def flag_words(max_M: int, N: int, tp: int, bn: int = MIN_BN) -> int:
     tiles and uses a prefix of each region). The swapab schedule needs no tile flags: its
     landing data is its own flag (Lamport), only the header's epoch words.
     """
-    mt, nt = m_tiles_max(max_M), N // bn
+    mt, nt = m_tiles_max(max_M), cdiv(N, bn)
     return ar_flag_word(mt - 1, nt - 1, tp - 1, mt, nt, tp) + 1
 
 

@@ -16,13 +16,18 @@ from test_runtime_op_params import K, MAX_M, N, TP, PtrGroup, _kernel, encoded  
 
 
 class _Fake:
-    """Stands in for a tensor: only what the plan reads (its address)."""
+    """Stands in for a tensor: only what the plan reads (its address, shape and strides; `ld` is
+    the row stride, K or N when contiguous)."""
 
-    def __init__(self, ptr):
-        self.ptr = ptr
+    def __init__(self, ptr, rows=2, cols=K, ld=None):
+        self.ptr, self.shape, self.ld = ptr, (rows, cols), ld or cols
 
     def data_ptr(self):
         return self.ptr
+
+    def stride(self, dim=None):
+        s = (self.ld, 1)
+        return s if dim is None else s[dim]
 
 
 class _StableGroup(PtrGroup):
@@ -63,9 +68,11 @@ def test_patched_plan_equals_fresh_packing(encoded, variant):
                     op._descriptors, op.group, rank)
     assert plan.packed_bytes() == _fresh_bytes(op, kern, rank, x, w, out, M)
     pool = [addr() for _ in range(4)]
+    lds = [K, K, K + 8, K + 64]      # contiguous, or a row-strided view (validate.row_stride)
     for _ in range(40):
-        x, w, out = (_Fake(rng.choice(pool + [addr()])) for _ in range(3))
-        plan.bind(x.ptr, w.ptr, out.ptr)
+        x, w = (_Fake(rng.choice(pool + [addr()]), ld=rng.choice(lds)) for _ in range(2))
+        out = _Fake(rng.choice(pool + [addr()]))
+        plan.bind(x.ptr, w.ptr, out.ptr, 0 if x.ld == K else x.ld, 0 if w.ld == K else w.ld)
         assert plan.packed_bytes() == _fresh_bytes(op, kern, rank, x, w, out, M)
 
 
@@ -81,6 +88,10 @@ def test_descriptor_reencoded_only_for_new_addresses(encoded):
     plan.bind(0x1000, 0x2000, 0x4000)  # new out: its tma_c descriptor, once
     plan.bind(0x1000, 0x2000, 0x4000)
     assert encoded[before:] == [(0x4000, 5, N, 2 * N, (32, 128), "64B")]
+    before = len(encoded)
+    plan.bind(0x1000, 0x2000, 0x4000, 0, K + 64)   # the same weight address, as a strided view
+    plan.bind(0x1000, 0x2000, 0x4000, 0, K + 64)
+    assert [e[:4] for e in encoded[before:]] == [(0x2000, N, K, 2 * (K + 64))]
 
 
 def test_plan_rejects_a_grid_that_splits_a_cluster(encoded):

@@ -21,7 +21,7 @@ from fuzz_gpu import bad_inputs, draw_case, expect_refused, run_sequence  # noqa
 
 
 def test_drawn_cases_are_valid_configurations():
-    modes, schedules, refused = set(), set(), 0
+    modes, schedules, refused, odd_n = set(), set(), 0, 0
     for seed in range(400):
         case = draw_case(random.Random(seed))
         mode, N, K, max_M = case["mode"], case["N"], case["K"], case["max_M"]
@@ -37,12 +37,17 @@ def test_drawn_cases_are_valid_configurations():
         assert case["ms"] and all(1 <= m <= max_M for m in case["ms"])
         assert case["land_rows"] == contract.land_rows(max_M)
         refused += sum(expect_refused(case, m) for m in case["ms"])
+        tiles = any(N % bn == 0 for bn in contract.BNS)
         assert all(not expect_refused(case, m) for m in case["ms"]
-                   if not contract.decode_schedule(case["schedule"]) or m <= case["land_rows"])
+                   if m <= case["land_rows"] or (tiles and case["schedule"] in (None, "tile")))
+        if case["cta_group"] == 2 and case["schedule"] == "swapab":
+            assert N % 128 == 0      # the wide kernel's W tiles divide N
+        odd_n += N % 128 != 0
         modes.add(mode)
         schedules.add(case["schedule"])
     assert modes == {"none", "rs", "ar"} and schedules == {None, "tile", "swapab", "splitk"}
-    assert refused > 0      # some cases check the refusal past the landing rows
+    assert refused > 0      # some cases check the refusal past the rows the op serves
+    assert odd_n > 0        # and some have N no multiple of 128
 
 
 def test_same_seed_same_case():
@@ -65,7 +70,7 @@ def test_bad_inputs_are_refused_before_a_launch(M):
 
 
 def test_run_sequence_enforces_the_refusals():
-    case = {"schedule": "swapab", "land_rows": 16, "ms": [5, 8, 17, 8]}
+    case = {"schedule": "swapab", "land_rows": 16, "served": 16, "N": 1024, "ms": [5, 8, 17, 8]}
     calls = []
 
     def one_call(M):
@@ -80,5 +85,5 @@ def test_run_sequence_enforces_the_refusals():
     assert calls == [5, 8, 17, 8]
     with pytest.raises(AssertionError, match="was not refused with InputError"):
         run_sequence(case, one_call, lambda M: {"accepted": lambda: None}, InputError)
-    with pytest.raises(AssertionError, match="past the landing rows 16"):
+    with pytest.raises(AssertionError, match="past the 16 rows the op serves"):
         run_sequence(case, lambda M: None, lambda M: {}, InputError)

@@ -169,11 +169,14 @@ def test_fill_rule_fills_the_sms_where_the_old_default_left_half_idle():
 
 
 def test_fill_rule_applies_only_where_it_can():
-    # no wide decode kernel on sm_100a; M above the decode rows; N not a multiple of 128
+    # no wide decode kernel on sm_100a; M above the decode rows; N not a multiple of 64
     assert dispatch.choose_none_by_fill(256, 4096, "sm_100a", 148, 512) is None
     assert dispatch.choose_none_by_fill(513, 4096, "sm_90a", 132, 512) is None
     assert dispatch.choose_none_by_fill(300, 4096, "sm_90a", 132, 256) is None
-    assert dispatch.choose_none_by_fill(16, 64 * 67, "sm_90a", 132, 512) is None
+    assert dispatch.choose_none_by_fill(16, 64 * 67 + 32, "sm_90a", 132, 512) is None
+    # N a multiple of 64, not of 128 (eighth session): the rule applies without the wide
+    # kernel's 128-row W tiles (tests/test_n_multiple.py)
+    assert dispatch.choose_none_by_fill(16, 64 * 67, "sm_90a", 132, 512) == ("swapab", 16, 1)
 
 
 @pytest.mark.parametrize("N", [128, 256, 384, 1024, 2048, 4096, 5120, 7168, 8192, 16384])

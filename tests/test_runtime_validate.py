@@ -6,6 +6,7 @@ from codegen import contract
 from codegen.runtime.errors import InputError, KernelTimeoutError
 from codegen.runtime.group import Group, SymmetricBuffer
 from codegen.runtime.op import GemmRsAr
+from codegen.runtime.validate import check_no_overlap
 
 N, K, MAX_M, TP = 1024, 256, 300, 4
 
@@ -115,10 +116,29 @@ def test_weight_shape(op):
 
 
 def test_strides(op):
+    """Row-major with unit column stride and a row stride >= K, a multiple of 8 (16-byte rows):
+    contiguous tensors and column slices / padded views of wider ones pass; a transposed view,
+    a row stride off the 16 bytes, or rows that overlap are refused."""
     x = bf16(K, 8).t()
-    check(op, 0, x, bf16(N, K), r"x must be contiguous row-major")
-    wide = bf16(8, 2 * K)[:, :K]
-    check(op, 0, wide, bf16(N, K), r"strides \(512, 1\)")
+    check(op, 0, x, bf16(N, K), r"x must be row-major with unit column stride .* got strides "
+                                r"\(1, 8\) for shape \(8, 256\); pass x\.contiguous\(\)")
+    wide = bf16(8, 2 * K)[:, :K]                       # a column slice: row stride 512
+    assert op._validate(0, wide, bf16(N, K)) == 8
+    assert op._validate(0, bf16(8, K + 64)[:, 64:], bf16(2 * N, K + 8)[::2, :K]) == 8
+    assert op._validate(0, bf16(1, K + 4)[:, :K], bf16(N, K)) == 1      # one row: any stride
+    check(op, 0, bf16(8, K + 4)[:, :K], bf16(N, K), r"x must be row-major .* got strides "
+                                                    r"\(260, 1\)")
+    overlapping = torch.as_strided(bf16(N * K), (N, K), (K - 64, 1))    # rows overlap
+    check(op, 0, bf16(8, K), overlapping, r"weight must be row-major")
+
+
+def test_output_overlap_sees_the_gaps_of_a_strided_view(op):
+    """check_no_overlap spans a strided input from its first to its last element."""
+    base = torch.zeros(4 * K, 2 * K, dtype=torch.bfloat16)
+    x = base[:, :K]                                    # rows 2K apart: the gaps hold ...
+    out = base[0:1, K:K + 8].reshape(1, 8)             # ... an output in row 0's gap
+    with pytest.raises(InputError, match="out overlaps x"):
+        check_no_overlap("out", out, x=x)
 
 
 def test_alignment(op):

@@ -80,7 +80,7 @@ def test_the_op_orders_a_caller_stream_groups_launches(monkeypatch):
     launched = []
 
     class Plan:
-        def launch(self, x, w, out, h):
+        def launch(self, x, w, out, h, x_ld=0, w_ld=0):
             launched.append(h)
 
     group = CallerStreamGroup()

@@ -150,8 +150,11 @@ def test_misaligned_x_is_copied_before_the_op_sees_it(handles):
     w = _bf16(N, K)
     y = torch.ops.codegen.gemm(x, w, h)
     y_t = torch.ops.codegen.gemm(_bf16(K, 5).t(), w, h)  # not contiguous
-    assert seen == [(0, True), (0, True)]
+    wide = _bf16(5, 2 * K)
+    y_s = torch.ops.codegen.gemm(wide[:, :K], w, h)     # a column slice: TMA reads it as it is
+    assert seen == [(0, True), (0, True), (0, False)]
     torch.testing.assert_close(y, (x.float() @ w.float().t()).to(torch.bfloat16))
+    torch.testing.assert_close(y_s, (wide[:, :K].float() @ w.float().t()).to(torch.bfloat16))
     assert tuple(y_t.shape) == (5, N)
 
 

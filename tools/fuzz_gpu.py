@@ -3,12 +3,13 @@
 
 Each case draws a mode (none / rs / ar), a TP (2/4/8 virtual ranks), N (a multiple of 128), K
 (a multiple of 64, or in a quarter of the cases of 8 only), max_M, a fixed or dispatched
-(schedule, bn, cta_group), sometimes an odd SM budget, then calls the op on a sequence of M values (edges of token tiles, row tiles and the
-landing rows, and random ones, forward then back) with NaN-poisoned outputs and checks each
-against an fp32 reference with the GPU tests' tolerance (tests/gpu/gpu_common.py). Between
-calls it slips in bad inputs, each of which must raise InputError before any launch (the next
-valid call must still be right), and once per case it captures a CUDA graph and replays it on
-fresh inputs. A failure prints the case and its seed; `--seed S --cases 1` draws it again.
+(schedule, bn, cta_group), sometimes an odd SM budget, then calls the op on a sequence of M
+values (edges of token tiles, row tiles and the landing rows, and random ones, forward then
+back) with NaN-poisoned outputs and checks each against an fp32 reference with the GPU tests'
+tolerance (tests/gpu/gpu_common.py); a quarter of the cases pass x and the weights as
+row-strided views (NaN in the gaps). Between calls it slips in bad inputs, each of which must
+raise InputError before any launch (the next valid call must still be right), and once per case
+it captures a CUDA graph and replays it on fresh inputs. A failure prints the case and its seed; `--seed S --cases 1` draws it again.
 
     PYTHONPATH=. CUDA_DEVICE_MAX_CONNECTIONS=32 python3 tools/fuzz_gpu.py --cases 200 --json out/fuzz.json
 
@@ -46,17 +47,20 @@ def draw_case(rng: random.Random, arch: str = "sm_90a") -> dict:
     if rng.random() < 0.25:
         # a K that is no multiple of the k-tile (any multiple of 8 runs: contract.K_MULTIPLE)
         K -= 8 * rng.randint(1, 7)
+    if rng.random() < 0.2:
+        N -= 64     # no multiple of 128 (contract.N_MULTIPLE): no wide decode kernel, few tiles
     max_M = rng.choice((1, 7, 16, 33, 100, 128, 257, 512, 600, 1024, 2048))
     schedule = bn = cta_group = None
     pick = rng.random()
-    if pick < 0.3:
+    widths = [b for b in contract.BNS if contract.tile_fits_n(N, b)]
+    if pick < 0.3 and widths:
         schedule = "tile"
-        widths = [b for b in contract.BNS if N % b == 0]
         bn = rng.choice(widths)
         cta_group = rng.choice(contract.CTA_GROUPS)
     elif pick < 0.6:
         schedule = "swapab"
-        cta_group = rng.choice(contract.swapab_cta_groups(arch, mode))
+        cta_group = rng.choice([cg for cg in contract.swapab_cta_groups(arch, mode)
+                                if contract.decode_fits_n(N, cg)])
         bn = rng.choice(contract.swapab_cta_group_bns(arch, mode, cta_group))
     elif pick < 0.75 and arch in contract.SCHEDULE_ARCHS["splitk"]:
         # the K split: a cluster size K allows (one k-tile per CTA), else the decode schedule
@@ -66,21 +70,38 @@ def draw_case(rng: random.Random, arch: str = "sm_90a") -> dict:
         cta_group = rng.choice(cgs) if cgs else 1
     budget = rng.choice((None, None, None, 1, 3, 7, 16))
     land = contract.land_rows(max_M)
+    # the rows the op serves: past the landing rows only the tile schedule, if a width fits N
+    served = max_M if widths else min(max_M, land, contract.SWAPAB_MAX_ROWS)
     pool = [m for m in EDGE_MS if m <= max_M] + [rng.randint(1, max_M) for _ in range(4)]
     if contract.decode_schedule(schedule):
-        # M past the landing rows must be refused (InputError) before any launch
-        pool = [m for m in pool if m <= land] + ([land + 1] if land < max_M else [])
+        served = min(served, land)
+    if served < max_M:
+        # M past the served rows must be refused (InputError) before any launch
+        pool = [m for m in pool if m <= served] + [served + 1]
     ms = rng.sample(pool, min(len(pool), 8))
     ms = ms + ms[::-1][1:]
+    # a quarter of the cases pass x and the weights as row-strided views (rows 8..64 elements
+    # apart beyond K, the gaps NaN): the kernels must read them in place
+    views = 8 * rng.randint(1, 8) if rng.random() < 0.25 else 0
     return {"mode": mode, "tp": tp, "N": N, "K": K, "max_M": max_M, "schedule": schedule,
             "bn": bn, "cta_group": cta_group, "sm_budget": budget, "ms": ms,
-            "land_rows": land}
+            "land_rows": land, "views": views, "served": served}
 
 
 def expect_refused(case: dict, M: int) -> bool:
-    """Whether a call with M rows must raise InputError: a fixed decode schedule past the
-    landing rows."""
-    return contract.decode_schedule(case["schedule"]) and M > case["land_rows"]
+    """Whether a call with M rows must raise InputError: past the rows the op serves (a fixed
+    decode schedule's landing rows; the decode rows where no tile width divides N)."""
+    return M > case["served"]
+
+
+def strided_view(torch, t, gap: int):
+    """`t` [rows, K] copied into the first columns of a [rows, K + gap] tensor of NaN, returned as
+    the row-strided [rows, K] view (the fuzz cases' `views`: the kernels must read it in place,
+    never the gaps)."""
+    wide = torch.full((t.shape[0], t.shape[1] + gap), float("nan"), dtype=t.dtype,
+                      device=t.device)
+    wide[:, : t.shape[1]] = t
+    return wide[:, : t.shape[1]]
 
 
 def bad_inputs(torch, M: int, N: int, K: int, max_M: int, out_rows: int, device) -> dict:
@@ -103,8 +124,8 @@ def bad_inputs(torch, M: int, N: int, K: int, max_M: int, out_rows: int, device)
 
 
 def run_sequence(case: dict, one_call, call_bad, refused_error) -> None:
-    """A case's calls: `one_call(M)` for each of its Ms, where a fixed decode schedule past the
-    landing rows must raise `refused_error` (InputError); after the second call every bad input
+    """A case's calls: `one_call(M)` for each of its Ms, where an M past the rows the op serves
+    (expect_refused) must raise `refused_error` (InputError); after the second call every bad input
     of `call_bad(M)` (name -> a call of it) must raise it too, and the calls after still be
     right."""
     for i, M in enumerate(case["ms"]):
@@ -113,8 +134,8 @@ def run_sequence(case: dict, one_call, call_bad, refused_error) -> None:
                 one_call(M)
             except refused_error:
                 continue
-            raise AssertionError(f"M = {M} past the landing rows {case['land_rows']} of a "
-                                 f"fixed {case['schedule']} schedule was not refused")
+            raise AssertionError(f"M = {M} past the {case['served']} rows the op serves (N "
+                                 f"{case.get('N')}, schedule {case['schedule']}) was not refused")
         one_call(M)
         if i == 1:
             for name, call in call_bad(M).items():
@@ -179,6 +200,8 @@ class Runner:
     def one_call(self, op, case, M, what):
         g, tp = self.g, max(case["tp"], 1)
         xs, ws = g.rank_inputs(tp, M, case["N"], case["K"])
+        if case.get("views"):
+            xs, ws = ([strided_view(self.torch, t, case["views"]) for t in ts] for ts in (xs, ws))
         outs = [g.poisoned(op.out_shape(M)) for _ in range(tp)]
         self.call(op, case, xs, ws, outs)
         if case["mode"] == "none":

@@ -7,9 +7,10 @@ only the fields that come from its tensors (the TMA descriptors of x (sm_90a: tw
 `t`, the last row tile's) and the weight, the output pointer, and the output's descriptor where
 the kernel stores through one) and launches. The launch config is kept per stream.
 
-Patching is exact: a descriptor is a pure function of (address, rows, inner, box, swizzle)
-(launch_plan.Descriptors caches it by exactly those), and the rows, inner sizes and boxes of
-every per-call operand are fixed by (M, N, K), which the plan's key fixes.
+Patching is exact: a descriptor is a pure function of (address, rows, inner, box, swizzle, row
+stride) (launch_plan.Descriptors caches it by exactly those); the rows, inner sizes and boxes of
+every per-call operand are fixed by (M, N, K), which the plan's key fixes, and a call passes the
+addresses and the row strides of x and the weight (row-strided views are allowed).
 """
 from __future__ import annotations
 
@@ -62,7 +63,8 @@ class CallPlan:
         self._descriptors = descriptors
         self._packed: PackedParams = pack_params(kern.specs, values)
         self._slots = []
-        for op_name, (_, rows, inner, source) in tma_operands(kern, tensors, group, rank).items():
+        operands = tma_operands(kern, tensors, group, rank)
+        for op_name, (_, rows, inner, source, _) in operands.items():
             if source is not None:
                 box, swizzle = tma_geometry(kern, op_name, tensors.M)
                 self._slots.append(_DescriptorSlot(self._packed.offset_of(f"tma_{op_name}"),
@@ -74,28 +76,36 @@ class CallPlan:
         if "out_ptr" in kern.param_names:
             self._out_cell = ctypes.c_uint64.from_address(
                 self._packed.base + self._packed.offset_of("out_ptr"))
-        self._last = (tensors.x.data_ptr(), tensors.weight.data_ptr(), tensors.out.data_ptr())
+        # per source: (address, row stride; 0 = contiguous) of the tensor last patched in
+        lds = {src: ld for (_, _, inner, src, ld) in operands.values() if src is not None
+               and ld != inner}
+        self._last = ((tensors.x.data_ptr(), lds.get("x", 0)),
+                      (tensors.weight.data_ptr(), lds.get("weight", 0)),
+                      (tensors.out.data_ptr(), 0))
         # stream -> (cuda-python config, C twin or None, the driver function for the twin)
         self._configs: dict[int, tuple] = {}
         self._func = None                       # (CUfunction, its handle as int)
         self._lock = threading.Lock()
 
-    def bind(self, x_ptr: int, weight_ptr: int, out_ptr: int) -> None:
-        """Patch a call's pointers into the packed parameters (launch does it; tests call it
-        to compare with a fresh packing)."""
-        self._patch((x_ptr, weight_ptr, out_ptr))
+    def bind(self, x_ptr: int, weight_ptr: int, out_ptr: int, x_ld: int = 0,
+             weight_ld: int = 0) -> None:
+        """Patch a call's pointers (and the row strides of x and the weight, 0 = contiguous)
+        into the packed parameters (launch does it; tests call it to compare with a fresh
+        packing)."""
+        self._patch(((x_ptr, x_ld), (weight_ptr, weight_ld), (out_ptr, 0)))
 
-    def _patch(self, ptrs: tuple) -> None:
+    def _patch(self, now: tuple) -> None:
         base = self._packed.base
         last = self._last
         for slot in self._slots:
-            ptr = ptrs[slot.source]
-            if ptr != last[slot.source]:
-                desc = self._descriptors.get(ptr, slot.rows, slot.inner, slot.box, slot.swizzle)
+            cur = now[slot.source]
+            if cur != last[slot.source]:
+                desc = self._descriptors.get(cur[0], slot.rows, slot.inner, slot.box,
+                                             slot.swizzle, cur[1])
                 ctypes.memmove(base + slot.offset, desc, len(desc))
         if self._out_cell is not None:
-            self._out_cell.value = ptrs[2]
-        self._last = ptrs
+            self._out_cell.value = now[2][0]
+        self._last = now
 
     def _config(self, stream_handle: int) -> tuple:
         """(cuda-python config, its C twin or None) of a launch on `stream_handle`."""
@@ -121,8 +131,10 @@ class CallPlan:
         err, = cuda.cuLaunchKernelEx(cfg, func[0], self._packed.address, 0)
         return int(err)
 
-    def launch(self, x_ptr: int, weight_ptr: int, out_ptr: int, stream_handle: int) -> None:
-        """Patch the call's pointers in and launch on `stream_handle` (a cudaStream_t as int).
+    def launch(self, x_ptr: int, weight_ptr: int, out_ptr: int, stream_handle: int,
+               x_ld: int = 0, weight_ld: int = 0) -> None:
+        """Patch the call's pointers (and row strides, as in :meth:`bind`) in and launch on
+        `stream_handle` (a cudaStream_t as int).
 
         The driver copies the parameters during the call (also under graph capture), so the
         next call may patch the same buffer at once.
@@ -132,7 +144,7 @@ class CallPlan:
             self._func = (f, int(f))
         cfgs = self._configs.get(stream_handle) or self._config(stream_handle)
         with self._lock:
-            self._patch((x_ptr, weight_ptr, out_ptr))
+            self._patch(((x_ptr, x_ld), (weight_ptr, weight_ld), (out_ptr, 0)))
             err = self._driver_launch(cfgs, self._func)
             if err == _INVALID_CONTEXT:
                 # a thread that never made torch's context current (e.g. a new serving thread)

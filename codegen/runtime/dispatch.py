@@ -34,7 +34,8 @@ import math
 
 from codegen.contract import (BM, BNS, MIN_BN, SCHEDULE_ARCHS,
                               SPLITK_CTA_GROUPS, SWAPAB_BM, SWAPAB_BNS, SWAPAB_CTA_GROUPS,
-                              SWAPAB_EXTRA_BNS, SWAPAB_MAX_ROWS, cdiv, decode_kernel_exists,
+                              SWAPAB_EXTRA_BNS, SWAPAB_MAX_ROWS, cdiv, decode_fits_n,
+                              decode_kernel_exists,
                               swapab_bns, swapab_cta_group_bns, swapab_cta_groups, swapab_w_rows,
                               splitk_bns, splitk_spread, swapab_wide)
 from codegen.contract import k_tiles as k_tiles_of
@@ -80,10 +81,13 @@ def choose_bn(M: int, N: int, fixed: int | None = None, ctas: int | None = None,
     if fixed is not None:
         return fixed
     widths = tile_widths(N) or (MIN_BN,)
+    # MIN_BN where it divides N; else (N no multiple of 128, contract.N_MULTIPLE) the smallest
+    # width that does (224 for N a multiple of 224)
+    narrow = MIN_BN if MIN_BN in widths else min(widths)
     if ctas is None:
-        return 256 if M >= BN_256_MIN_M and 256 in widths else MIN_BN
+        return 256 if M >= BN_256_MIN_M and 256 in widths else narrow
     if M < (BN_WIDE_MIN_M_NONE if mode == "none" else BN_WIDE_MIN_M):
-        return MIN_BN
+        return narrow
 
     def cost(bn: int) -> float:
         waves = cdiv(gemm_tiles(M, N, bn, cluster), max(ctas, 1))
@@ -271,7 +275,9 @@ def fill_options(M: int, N: int, arch: str, bns: tuple[int, ...] | None = None,
         if cta_groups is None or cg in cta_groups:
             opts += [("swapab", bt, cg) for bt in tts if ("swapab", bt, cg) not in opts
                      and decode_kernel_exists(arch, "none", bt, cg)]
-    return opts + [t for t in tiles if t not in opts]
+    opts += [t for t in tiles if t not in opts]
+    # N no multiple of 128: not the wide kernel's 128-row W tiles (contract.N_MULTIPLE)
+    return [o for o in opts if o[0] != "swapab" or decode_fits_n(N, o[2])]
 
 
 #: The wave-fill model's prices (fill_cost), fitted on one H200 to every sweep that timed all
@@ -423,7 +429,7 @@ def choose_none_by_fill(M: int, N: int, arch: str, sm_budget: int, land_rows: in
     cluster's token tile, for probes). Of options the model prices the same, the one that keeps
     the most SMs busy (fill_busy; `busiest` False: the first of fill_options, as before the
     seventh session, for probes)."""
-    if not fill_rule_applies(arch) or M > min(SWAPAB_MAX_ROWS, land_rows) or N % (2 * SWAPAB_BM):
+    if not fill_rule_applies(arch) or M > min(SWAPAB_MAX_ROWS, land_rows) or N % SWAPAB_BM:
         return None
     if K is not None and cluster_slots:
         split = choose_splitk(M, N, K, arch, sm_budget, cluster_slots, spread)
@@ -466,7 +472,8 @@ def choose_fused_by_fill(M: int, N: int, mode: str, arch: str, sm_budget: int,
     default = ("swapab", swapab_default_token_tile(M, mode, arch=arch),
                swapab_cta_group(None, M, mode, arch))
     opts = [default] + [("swapab", bt, 2) for bt in token_tile_span(M, swapab_bns(arch, mode))
-                        if decode_kernel_exists(arch, mode, bt, 2) and ("swapab", bt, 2) != default]
+                        if decode_kernel_exists(arch, mode, bt, 2) and ("swapab", bt, 2) != default
+                        and decode_fits_n(N, 2)]
     return min(opts, key=lambda o: fill_cost(o, M, N, sm_budget))
 
 

@@ -151,8 +151,8 @@ class VirtualGroup(Group):
             raise ValueError(f"VirtualGroup mode must be 'rs' or 'ar', got {mode!r}")
         if tp < 1 or 128 % tp:
             raise ValueError(f"tp={tp}: must divide 128")
-        if N % contract.MIN_BN:
-            raise ValueError(f"N={N}: must be a multiple of {contract.MIN_BN}")
+        if N < contract.N_MULTIPLE or N % contract.N_MULTIPLE:
+            raise ValueError(f"N={N}: must be a positive multiple of {contract.N_MULTIPLE}")
         if max_M < 1:
             raise ValueError(f"max_M={max_M}: must be >= 1")
         dev = torch.device("cuda", device) if isinstance(device, int) else torch.device(device)

@@ -15,26 +15,31 @@ from .errors import InputError
 from .kernel import LoadedKernel
 from .params import coord_shape
 from .tma import encode_bf16_2d, tma_box
+from .validate import row_stride
 
 _DESC_CACHE_MAX = 256
 
 
 class Descriptors:
-    """TMA descriptors by (address, rows, inner, box, swizzle): a descriptor is a pure function
-    of these, so caching by them is exact. Bounded: cleared when full."""
+    """TMA descriptors by (address, rows, inner, box, swizzle, row stride): a descriptor is a
+    pure function of these, so caching by them is exact. Bounded: cleared when full."""
 
     def __init__(self, encode=None):
         self._encode = encode
         self._cache: dict[tuple, bytes] = {}
 
-    def get(self, ptr: int, rows: int, inner: int, box: tuple[int, int], swizzle: str) -> bytes:
-        key = (ptr, rows, inner, box, swizzle)
+    def get(self, ptr: int, rows: int, inner: int, box: tuple[int, int], swizzle: str,
+            ld: int = 0) -> bytes:
+        """The descriptor of a row-major bf16 [rows, inner] at `ptr` whose rows lie `ld`
+        elements apart (0: inner, contiguous)."""
+        ld = ld or inner
+        key = (ptr, rows, inner, box, swizzle, ld)
         d = self._cache.get(key)
         if d is None:
             if len(self._cache) >= _DESC_CACHE_MAX:
                 self._cache.clear()
             encode = self._encode or encode_bf16_2d
-            d = self._cache[key] = encode(ptr, rows, inner, inner * 2, box, swizzle)
+            d = self._cache[key] = encode(ptr, rows, inner, ld * 2, box, swizzle)
         return d
 
 
@@ -61,19 +66,21 @@ def tma_geometry(kern: LoadedKernel, op_name: str, M: int) -> tuple[tuple[int, i
 
 
 def tma_operands(kern: LoadedKernel, t: CallTensors, group=None, rank: int = 0) -> dict:
-    """op name -> (ptr, rows, inner, source) of every TMA operand `kern`'s contract lists.
+    """op name -> (ptr, rows, inner, source, ld) of every TMA operand `kern`'s contract lists.
 
     `source` names the call tensor the operand reads ('x', 'weight', 'out'), or None for a
-    group buffer (fixed per rank). a = x [M, K], b = W [N, K], c = the tile-store target (mode
-    none and the decode schedule: out [M, N]; rs/ar tile: this rank's workspace viewed as
-    [2 * workspace_rows, N]), t = x [M, K] again (its box: the last row tile's rows).
+    group buffer (fixed per rank); `ld` is its row stride in elements (x and the weight may be
+    row-strided views: validate.row_stride). a = x [M, K], b = W [N, K], c = the tile-store
+    target (mode none and the decode schedule: out [M, N]; rs/ar tile: this rank's workspace
+    viewed as [2 * workspace_rows, N]), t = x [M, K] again (its box: the last row tile's rows).
     """
     if kern.mode == "none" or kern.variant.schedule != "tile":
-        c = (t.out.data_ptr(), t.M, t.N, "out")    # (no tma_c outside the sm_90a tile kernels)
+        c = (t.out.data_ptr(), t.M, t.N, "out", t.N)    # (no tma_c outside the sm_90a tile kernels)
     else:
-        c = (group.workspace(rank).ptr, 2 * group.workspace_rows, t.N, None)
-    every = {"a": (t.x.data_ptr(), t.M, t.K, "x"), "b": (t.weight.data_ptr(), t.N, t.K, "weight"),
-             "c": c, "t": (t.x.data_ptr(), t.M, t.K, "x")}
+        c = (group.workspace(rank).ptr, 2 * group.workspace_rows, t.N, None, t.N)
+    x = (t.x.data_ptr(), t.M, t.K, "x", row_stride(t.x))
+    every = {"a": x, "b": (t.weight.data_ptr(), t.N, t.K, "weight", row_stride(t.weight)),
+             "c": c, "t": x}
     return {name: every[name] for name in contract.tma_operands(kern.arch, kern.variant.schedule)}
 
 
@@ -81,9 +88,9 @@ def _tma_values(kern: LoadedKernel, operands: dict, descriptors: Descriptors, M:
     """tma_<op> and tma_<op>_shape of every TMA operand."""
     kinds = {s.name: s.kind for s in kern.specs}
     values = {}
-    for op_name, (ptr, rows, inner, _) in operands.items():
+    for op_name, (ptr, rows, inner, _, ld) in operands.items():
         box, swizzle = tma_geometry(kern, op_name, M)
-        values[f"tma_{op_name}"] = descriptors.get(ptr, rows, inner, box, swizzle)
+        values[f"tma_{op_name}"] = descriptors.get(ptr, rows, inner, box, swizzle, ld)
         shape_kind = kinds.get(f"tma_{op_name}_shape", "i32x2")
         values[f"tma_{op_name}_shape"] = coord_shape(shape_kind, (rows, inner))
     return values

@@ -123,6 +123,8 @@ class GemmRsAr:
         if not (isinstance(x, torch.Tensor) and x.dim() == 2 and 1 <= x.shape[0] <= self.max_M):
             return False
         M = x.shape[0]
+        if M > self.max_served_m:
+            return False
         if self.min_m is not None:
             return M >= self.min_m
         table = self.tuning_table()
@@ -140,6 +142,15 @@ class GemmRsAr:
             tp = self.tp if self.mode != "none" else 1
             self._table = find_table(self.cache_dir, self.arch, self.mode, tp, self.N, self.K) or False
         return self._table or None
+
+    @property
+    def max_served_m(self) -> int:
+        """The most rows a call may have: max_M, or where no tile-schedule width divides N (N no
+        multiple of 128, nor of 224) only what the decode schedules serve (the landing rows, at
+        most contract.SWAPAB_MAX_ROWS)."""
+        if any(contract.tile_fits_n(self.N, bn) for bn in contract.BNS):
+            return self.max_M
+        return min(self.max_M, self.land_rows, contract.SWAPAB_MAX_ROWS)
 
     def out_shape(self, M: int) -> tuple[int, int]:
         return contract.out_shape(self.mode, M, self.N, self.tp)
@@ -162,8 +173,9 @@ class GemmRsAr:
                                             and self.arch in contract.SCHEDULE_ARCHS[schedule])
             if schedule == "splitk":
                 usable = usable and self.K >= contract.splitk_min_k(cg)
-            decode = contract.decode_schedule(schedule)
-            if usable and self.N % (contract.SWAPAB_BM if decode else bn) == 0:
+            fits = (contract.decode_fits_n(self.N, cg, schedule)
+                    if contract.decode_schedule(schedule) else contract.tile_fits_n(self.N, bn))
+            if usable and fits:
                 return schedule, bn, cg
         known = self._sm_budget is not None or self.group is not None or torch.cuda.is_available()
         if unfixed and known:
@@ -184,10 +196,13 @@ class GemmRsAr:
             return schedule, *dispatch.splitk_default(M, self.K, self.fixed_bn,
                                                       self.fixed_cta_group, self.arch, self.mode)
         if schedule == "swapab":
+            cg, tiles_of = dispatch.swapab_cta_group(self.fixed_cta_group, M, self.mode,
+                                                     self.arch), self.fixed_cta_group
+            if not contract.decode_fits_n(self.N, cg):
+                cg = tiles_of = 1       # N no multiple of the wide kernel's 128-row W tiles
             bt = dispatch.swapab_default_token_tile(M, self.mode, self.fixed_bn, self.arch,
-                                                    self.fixed_cta_group)
-            return schedule, bt, dispatch.swapab_cta_group(self.fixed_cta_group, M, self.mode,
-                                                           self.arch)
+                                                    tiles_of)
+            return schedule, bt, cg
         cg = dispatch.choose_cta_group(M, self.fixed_cta_group)
         ctas = self.sm_budget if self.fixed_bn is None and known else None
         bn = dispatch.choose_bn(M, self.N, self.fixed_bn, ctas=ctas, cluster=cg, mode=self.mode)
@@ -204,7 +219,11 @@ class GemmRsAr:
             if cap not in contract.ARCH_OF_CAPABILITY:
                 raise InputError(f"device {self._device()} has compute capability {cap}; "
                                  f"kernels exist for {sorted(contract.ARCH_OF_CAPABILITY)} only")
-            self._arch = contract.ARCH_OF_CAPABILITY[cap]
+            arch = contract.ARCH_OF_CAPABILITY[cap]
+            if self.N % contract.n_multiple(arch):
+                raise InputError(f"N = {self.N} must be a multiple of "
+                                 f"{contract.n_multiple(arch)} on {arch}")
+            self._arch = arch
         return self._arch
 
     @property
@@ -288,7 +307,7 @@ class GemmRsAr:
                   *range(contract.BM, self.max_M + contract.BM, contract.BM)}
             table = self.tuning_table()
             Ms |= set(table.ms) if table is not None else set()
-            Ms = [m for m in Ms if m <= self.max_M]
+            Ms = [m for m in Ms if m <= self.max_served_m]
         names = []
         for M in sorted(set(Ms)):
             v = self.variant(M)
@@ -412,6 +431,11 @@ class GemmRsAr:
         plan = self._plans.get((rank, M))
         if plan is not None:
             return plan
+        if M > self.max_served_m:
+            raise InputError(f"x.shape[0] (M) = {M} exceeds {self.max_served_m}: N = {self.N} "
+                             f"is divided by no tile-schedule width {contract.BNS}, so only the "
+                             f"decode schedules serve it, up to {self.max_served_m} rows (use "
+                             f"torch.mm + the collective for more; should_run(x) says False)")
         variant = self.variant(M)
         if contract.decode_schedule(variant.schedule) and M > self.land_rows:
             where = (f"the {self.land_rows} landing rows of the {variant.schedule} schedule "
@@ -468,5 +492,9 @@ class GemmRsAr:
                 else:
                     s.wait_stream(cur)
             handle = s.cuda_stream
-        plan.launch(x.data_ptr(), weight.data_ptr(), out.data_ptr(), handle)
+        K = self.K
+        x_ld = x.stride(0) if x.shape[0] > 1 else K
+        w_ld = weight.stride(0)
+        plan.launch(x.data_ptr(), weight.data_ptr(), out.data_ptr(), handle,
+                    0 if x_ld == K else x_ld, 0 if w_ld == K else w_ld)
 

@@ -71,10 +71,24 @@ def check_op_args(max_M, N, K, mode, group, *, bn, cta_group, sm_budget, transpo
             raise InputError(f"K = {K} is too small for the splitk schedule with cta_group {cg}: "
                              f"it needs K >= {contract.splitk_min_k(cg)} (one k-tile of "
                              f"{contract.BK} per CTA of the cluster); use schedule 'swapab'")
-    n_multiple = (contract.MIN_BN if contract.decode_schedule(schedule)
-                  else (bn or contract.MIN_BN))
-    if N < contract.MIN_BN or N % n_multiple:
-        raise InputError(f"N = {N} must be a positive multiple of {n_multiple}")
+    multiple = contract.n_multiple(arch)
+    if N % multiple:
+        raise InputError(f"N = {N} must be a positive multiple of {multiple}" +
+                         (" on sm_100a" if multiple != contract.N_MULTIPLE else ""))
+    implied = schedule or contract.implied_schedule(bn, cta_group)
+    if implied in (None, "tile") and bn in contract.BNS and not contract.tile_fits_n(N, bn):
+        raise InputError(f"N = {N} must be a positive multiple of {bn}")
+    if implied == "tile" and bn is None and not any(contract.tile_fits_n(N, b)
+                                                    for b in contract.BNS):
+        raise InputError(f"N = {N}: no tile-schedule width {contract.BNS} divides it, so "
+                         f"schedule='tile' cannot serve it; leave schedule to the dispatcher "
+                         f"(the decode schedules serve M <= {contract.SWAPAB_MAX_ROWS})")
+    if contract.decode_schedule(schedule) and cta_group is not None and \
+            not contract.decode_fits_n(N, cta_group, schedule):
+        raise InputError(f"N = {N} is no multiple of {contract.swapab_w_rows(cta_group)}: the "
+                         f"{schedule} kernels with cta_group {cta_group} cannot serve it (their "
+                         f"W tiles are {contract.swapab_w_rows(cta_group)} rows); use "
+                         f"cta_group 1")
     if transport is not None and transport not in contract.TRANSPORTS:
         raise InputError(f"transport = {transport!r} must be one of {contract.TRANSPORTS} or None")
     if arch is not None and arch not in contract.ARCHS:

@@ -61,8 +61,8 @@ def buffer_specs(max_M: int, N: int, tp: int, mode: str) -> list[BufferSpec]:
         raise ValueError(f"mode must be 'rs' or 'ar', got {mode!r}")
     if tp < 1 or 128 % tp:
         raise ValueError(f"tp={tp}: must divide 128")
-    if N < contract.MIN_BN or N % contract.MIN_BN:
-        raise ValueError(f"N={N}: must be a positive multiple of {contract.MIN_BN}")
+    if N < contract.N_MULTIPLE or N % contract.N_MULTIPLE:
+        raise ValueError(f"N={N}: must be a positive multiple of {contract.N_MULTIPLE}")
     if max_M < 1:
         raise ValueError(f"max_M={max_M}: must be >= 1")
     rp = contract.rows_pad(max_M)

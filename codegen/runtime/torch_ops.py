@@ -11,8 +11,9 @@ every call (torch.compile bakes it into the graph as a constant).
 - Real impl: ``op(rank, x, weight)``. A SymmMemGroup op (one process per GPU) and a mode-none
   op launch on the current stream, so they are capturable in a CUDA graph. An op whose group
   drives several ranks on their own streams (VirtualGroup) cannot be one custom-op call:
-  registering it is an InputError. An `x` that is not contiguous or not 16-byte aligned is
-  copied first (the kernels' TMA needs both).
+  registering it is an InputError. An `x` whose layout TMA cannot read as it is (a column
+  stride other than 1, a row stride below K or off the 16 bytes, an address off the 16 bytes:
+  validate.tma_rows_ok) is copied first; a column slice of a wider tensor is not.
 - Fake impl: an empty bf16 tensor of ``op.out_shape(M)`` on x's device; no GPU work.
 - No autograd formula: inference only (a backward through these ops raises).
 
@@ -29,6 +30,7 @@ from typing import Protocol, runtime_checkable
 import torch
 
 from .errors import InputError
+from .validate import tma_rows_ok
 
 #: custom op name (without the "codegen::" namespace) of each mode
 OP_NAMES = {"ar": "gemm_ar", "rs": "gemm_rs", "none": "gemm"}
@@ -128,7 +130,7 @@ def run(handle: int, x: torch.Tensor, weight: torch.Tensor, mode: str | None = N
     """The real impl: the registered op on (x, weight), without the dispatcher (eager callers
     may use it directly; it is exactly what the custom ops run)."""
     entry = lookup(handle, mode)
-    if x.dim() == 2 and (not x.is_contiguous() or x.data_ptr() % 16):
+    if x.dim() == 2 and not tma_rows_ok(x):
         x = x.clone(memory_format=torch.contiguous_format)  # a fresh, aligned allocation
     return entry.op(entry.rank, x, weight)
 

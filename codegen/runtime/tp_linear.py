@@ -232,8 +232,9 @@ class RowParallelLinear(torch.nn.Module):
     """y = sum over ranks of x_r @ W_r^T: all-reduced ('ar', [M, N]) or this rank's rows of it
     ('rs', [ceil(M/tp), N], zero rows past M). No bias; inference only (no autograd).
 
-    `weight`: this rank's shard [N, K] (bf16, contiguous, on this rank's GPU for the fused
-    path). Construction is collective (see TPContext). `last_path` is 'fused' or 'unfused'
+    `weight`: this rank's shard [N, K] (bf16, on this rank's GPU for the fused path; row-major:
+    contiguous, or rows a multiple of 8 elements apart, e.g. a [:, :K] view of a buffer whose
+    rows are 64-aligned, which the kernels read fastest when K is no multiple of 64). Construction is collective (see TPContext). `last_path` is 'fused' or 'unfused'
     after a call; `fallback_reason` says why this layer never takes the fused path (or None).
     """
 
@@ -249,8 +250,9 @@ class RowParallelLinear(torch.nn.Module):
         if fused is not None:
             mine = None if fused.op.can_run(weight) else (
                 f"weight {tuple(weight.shape)} {weight.dtype} on {weight.device} "
-                f"(contiguous: {weight.is_contiguous()}) does not fit the fused op (bf16, "
-                f"row-major, 16-byte aligned, on the group's device)")
+                f"(strides {tuple(weight.stride())}) does not fit the fused op (bf16, row-major "
+                f"with rows a multiple of 8 elements apart, 16-byte aligned, on the group's "
+                f"device)")
             reason = ctx.agree(mine)
             if reason is not None:
                 ctx.log_once(logging.WARNING, f"RowParallelLinear [N={self.N}, K={self.K}] uses "

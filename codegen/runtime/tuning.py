@@ -75,7 +75,7 @@ def candidates(M: int, N: int, arch: str = "sm_90a", mode: str = "rs",
     out += [("swapab", bt, cg)
             for bt in token_tile_span(M, contract.swapab_bns(arch, mode), MAX_TOKEN_TILES)
             for cg in contract.SWAPAB_CTA_GROUPS[arch]
-            if contract.decode_kernel_exists(arch, mode, bt, cg)]
+            if contract.decode_kernel_exists(arch, mode, bt, cg) and contract.decode_fits_n(N, cg)]
     if K is None or arch not in contract.SCHEDULE_ARCHS["splitk"]:
         return out
     return out + [("splitk", bt, cg)
@@ -163,7 +163,9 @@ class TuningTable:
         tp = _int(doc, "tp", 1)
         if (mode == "none") != (tp == 1):
             raise _Bad(f"tp is {tp}, mode {mode!r} needs " + ("1" if mode == "none" else ">= 2"))
-        N, K = _int(doc, "N", contract.MIN_BN), _int(doc, "K", contract.K_MULTIPLE)
+        N, K = _int(doc, "N", contract.N_MULTIPLE), _int(doc, "K", contract.K_MULTIPLE)
+        if N % contract.N_MULTIPLE:
+            raise _Bad(f"N is {N}, not a multiple of {contract.N_MULTIPLE}")
         if K % contract.K_MULTIPLE:
             raise _Bad(f"K is {K}, not a multiple of {contract.K_MULTIPLE}")
         device, date, command = (_str(doc, k) for k in ("device", "date", "command"))
@@ -295,6 +297,8 @@ def _row(doc, i: int, N: int, arch: str, mode: str) -> Row:
     cg = _choice(doc, "cta_group", contract.schedule_cta_groups(arch, schedule), where)
     if schedule == "tile" and N % bn:
         raise _Bad(f"{where}bn {bn} does not divide N = {N}")
+    if contract.decode_schedule(schedule) and not contract.decode_fits_n(N, cg, schedule):
+        raise _Bad(f"{where}the {schedule} kernels with cta_group {cg} do not serve N = {N}")
     if schedule == "swapab" and not contract.decode_kernel_exists(arch, mode, bn, cg):
         raise _Bad(f"{where}no {arch} {mode} swapab kernel has token tile {bn} with cta_group "
                    f"{cg} (cta_group 3: mode none on sm_90a, token tiles "

@@ -23,8 +23,16 @@ def _check_bf16_on(name: str, t, device: torch.device) -> None:
         raise InputError(f"{name}.device must be {device} (the group's device), got {t.device}")
 
 
+def row_stride(t: torch.Tensor) -> int:
+    """The row stride (elements) a TMA descriptor of the row-major matrix `t` gets: its own, or
+    K for a single row (whose stride torch may report as anything)."""
+    return t.stride(0) if t.shape[0] > 1 else t.shape[1]
+
+
 def check_matrix(name: str, t, device: torch.device, rows: int | None, K: int) -> None:
-    """bf16, on `device`, 2-D, row-major contiguous [rows, K], 16-byte aligned, K % 8 == 0."""
+    """bf16, on `device`, 2-D [rows, K], row-major with unit column stride and a row stride >= K
+    that is a multiple of K_MULTIPLE (16-byte rows: a contiguous tensor, or a column slice or
+    padded view of a wider one), 16-byte aligned, K % 8 == 0."""
     _check_bf16_on(name, t, device)
     if t.dim() != 2:
         raise InputError(f"{name} must be 2-D, got shape {tuple(t.shape)}")
@@ -35,12 +43,24 @@ def check_matrix(name: str, t, device: torch.device, rows: int | None, K: int) -
         raise InputError(f"{name}.shape[1] (K) = {k} must equal the op's K = {K}")
     if rows is not None and t.shape[0] != rows:
         raise InputError(f"{name}.shape must be ({rows}, {K}), got {tuple(t.shape)}")
-    if t.stride(1) != 1 or (t.shape[0] > 1 and t.stride(0) != k):
-        raise InputError(f"{name} must be contiguous row-major (strides ({k}, 1)), "
-                         f"got strides {tuple(t.stride())}")
+    ld = row_stride(t)
+    if t.stride(1) != 1 or ld < k or ld % K_MULTIPLE:
+        raise InputError(f"{name} must be row-major with unit column stride and a row stride >= "
+                         f"K that is a multiple of {K_MULTIPLE} (16-byte rows, as TMA needs), "
+                         f"got strides {tuple(t.stride())} for shape {tuple(t.shape)}; pass "
+                         f"{name}.contiguous()")
     if t.data_ptr() % 16:
         raise InputError(f"{name}.data_ptr() = {t.data_ptr():#x} must be 16-byte aligned "
                          f"(TMA); pass a fresh or .clone()d tensor")
+
+
+def tma_rows_ok(t: torch.Tensor) -> bool:
+    """Whether the 2-D `t`'s layout is one a TMA descriptor can read as it is: unit column
+    stride, a row stride >= its width that is a multiple of K_MULTIPLE, 16-byte aligned."""
+    shape, stride = t.shape, t.stride()
+    return (stride[1] == 1 and (shape[0] <= 1 or (stride[0] >= shape[1]
+                                                  and stride[0] % K_MULTIPLE == 0))
+            and t.data_ptr() % 16 == 0)
 
 
 def matrix_ok(t, device: torch.device, rows: int | None, K: int) -> bool:
@@ -51,8 +71,7 @@ def matrix_ok(t, device: torch.device, rows: int | None, K: int) -> bool:
     shape = t.shape
     if len(shape) != 2 or shape[1] != K or (rows is not None and shape[0] != rows):
         return False
-    stride = t.stride()
-    return stride[1] == 1 and (shape[0] <= 1 or stride[0] == K) and t.data_ptr() % 16 == 0
+    return tma_rows_ok(t)
 
 
 def check_rank(rank, local_ranks: tuple[int, ...], tp: int) -> None:
@@ -68,8 +87,13 @@ def check_m(M: int, max_M: int) -> None:
 
 
 def _span(t: torch.Tensor) -> tuple[int, int]:
+    """[first, last + 1) byte of the memory `t` addresses (a strided view: its rows and the gaps
+    between them)."""
     start = t.data_ptr()
-    return start, start + max(t.numel(), 1) * t.element_size()
+    if t.numel() == 0:
+        return start, start + t.element_size()
+    last = sum((size - 1) * stride for size, stride in zip(t.shape, t.stride()))
+    return start, start + (last + 1) * t.element_size()
 
 
 def check_no_overlap(name: str, out: torch.Tensor, **inputs) -> None:

@@ -32,6 +32,9 @@ sys.path.insert(0, str(ROOT / "tests" / "gpu"))  # gpu_common: the shared tolera
 
 from codegen import contract  # noqa: E402  (standard library only; after the path setup)
 
+sys.path.insert(0, str(ROOT / "tools"))
+from fuzz_gpu import strided_view  # noqa: E402  (standard library at import, like contract)
+
 MS = [1, 127, 128, 257, 4096, 8205, 32768]
 KS = [768, 1536, 2304]
 CONFIGS = [(bn, cg) for bn in contract.BNS for cg in contract.CTA_GROUPS]
@@ -222,8 +225,10 @@ def _run(args, torch, dist, device) -> int:
     def poisoned(shape):
         return torch.full(shape, float("nan"), dtype=torch.bfloat16, device=device)
 
-    def one_call(op, mode, M, K, what):
+    def one_call(op, mode, M, K, what, gap=0):
         x, w = inputs(next(case_ids), M, K, n=op.N)
+        if gap:   # x and W as row-strided views, NaN in the gaps (fuzz_gpu.strided_view)
+            x, w = strided_view(torch, x, gap), strided_view(torch, w, gap)
         ref = reference(mode, x, w)
         torch.cuda.synchronize(device)
         out = poisoned(op.out_shape(M))
@@ -321,7 +326,6 @@ def _fuzz(R, args, torch, dist, device, one_call, recover_fn, GemmRsAr, SymmMemG
     and bad inputs that must raise InputError on every rank with the next call still right."""
     import random
 
-    sys.path.insert(0, str(ROOT / "tools"))
     from fuzz_gpu import bad_inputs, draw_case, run_sequence
 
     from codegen.runtime import InputError
@@ -340,7 +344,8 @@ def _fuzz(R, args, torch, dist, device, one_call, recover_fn, GemmRsAr, SymmMemG
             case = draw_case(rng, arch)
         mode, N, K, max_M = case["mode"], case["N"], case["K"], case["max_M"]
         desc = (f"fuzz seed={seed} {mode} N={N} K={K} max_M={max_M} schedule={case['schedule']} "
-                f"bn={case['bn']} cg={case['cta_group']} budget={case['sm_budget']}")
+                f"bn={case['bn']} cg={case['cta_group']} budget={case['sm_budget']} "
+                f"views={case['views']}")
         group = _make_group(R, args, SymmMemGroup, max_M, N, mode, desc)
         if group is None:
             continue
@@ -356,8 +361,8 @@ def _fuzz(R, args, torch, dist, device, one_call, recover_fn, GemmRsAr, SymmMemG
                     for name, (x, w, o) in bad.items()}
 
         def run_case(op=op, case=case):
-            run_sequence(case, lambda M: one_call(op, case["mode"], M, case["K"],
-                                                  f"M={M}"), bad_calls, InputError)
+            run_sequence(case, lambda M: one_call(op, case["mode"], M, case["K"], f"M={M}",
+                                                  case["views"]), bad_calls, InputError)
 
         R.case(f"{desc} Ms={case['ms']}", run_case, recover_fn(op, group))
         del op, group

@@ -2,7 +2,9 @@
 # For the next session lent nvidia-h200-x2 (written 2026-12-01, fifth session; NOT run; still
 # the plan after the sixth session, whose `check` now also runs the wide rs/ar decode kernels of
 # token tile 256, which store their tile in passes since then and never ran across GPUs:
-# tests/multigpu/run_correctness.py's fixed cases).
+# tests/multigpu/run_correctness.py's fixed cases). Eighth session: its fuzz cases now also
+# draw K no multiple of 64 and pass x / W as row-strided views (a quarter of the cases each;
+# neither has run across GPUs yet).
 # Replaces the fourth session's next_x2.sh (never run; removed: same `large` and `smalln`, here
 # with `check` and `splitk` added). Build here first (CPU, ~2 min), narrowed so the carry stays
 # under 64 MiB with the checkout (~37 MB), cubins only:

@@ -1,0 +1,83 @@
+"""N a multiple of 64 but not of 128 (contract.N_MULTIPLE; gpt-oss's hidden size is 2880): the
+decode kernels with 64-row W tiles (cta_group 1, splitk), the 192-row W tile reaching past N
+(cta_group 3, mode none) and the tile schedule at a width dividing N (224) against fp32
+references on fresh data, outputs NaN-poisoned first (gpu_common); past the decode rows, where no
+tile width divides N, a call is refused before any launch."""
+import pytest
+import torch
+
+from codegen.runtime import GemmRsAr, InputError, VirtualGroup
+from gpu_common import (check_graph_replays, check_none, check_outputs, fresh, rank_inputs,
+                        requires_gpu, run_poisoned)
+
+DECODE_MS = (1, 17, 100, 129, 257, 511, 512)
+TIMEOUT_MS = 1000
+
+
+@pytest.mark.gpu
+@requires_gpu
+@pytest.mark.parametrize("schedule,bn,cg", [(None, None, None), ("swapab", 64, 1),
+                                            ("swapab", 96, 3), ("splitk", 64, 2),
+                                            ("splitk", 128, 4)])
+@pytest.mark.parametrize("N", [192, 2880])
+def test_none_n_not_a_multiple_of_128(N, schedule, bn, cg):
+    K = 1000
+    op = GemmRsAr(1024, N, K, "none", schedule=schedule, bn=bn, cta_group=cg)
+    for M in DECODE_MS:
+        check_none(op, M, N, K, f"none N={N} {schedule} bn={bn} cg={cg}")
+        assert op.last_launch[0]["cta_group"] != 2 or op.last_launch[0]["schedule"] != "swapab"
+    with pytest.raises(InputError, match="exceeds 512"):
+        op(0, fresh((513, K)), fresh((N, K)))
+
+
+@pytest.mark.gpu
+@requires_gpu
+@pytest.mark.parametrize("cg", [1, 2])
+def test_none_tile_width_224(cg):
+    N, K = 2240, 768                         # 35 x 64 = 10 x 224
+    op = GemmRsAr(2048, N, K, "none", schedule="tile", bn=224, cta_group=cg)
+    for M in (1, 129, 600, 2048):
+        check_none(op, M, N, K, f"none N={N} tile 224 cg={cg}")
+
+
+@pytest.mark.gpu
+@requires_gpu
+@pytest.mark.parametrize("schedule", [None, "splitk"])
+@pytest.mark.parametrize("mode", ["rs", "ar"])
+@pytest.mark.parametrize("tp", [2, 8])
+def test_fused_n_not_a_multiple_of_128(tp, mode, schedule):
+    """rs / ar on virtual ranks, every decode M forward and back, a refusal past them, then a
+    graph replay on fresh inputs."""
+    for N, K in ((2880, 512), (1088, 2048)):
+        group = VirtualGroup(tp, 1024, N, mode)
+        op = GemmRsAr(1024, N, K, mode, group, schedule=schedule, timeout_ms=TIMEOUT_MS)
+        for M in DECODE_MS + DECODE_MS[::-1]:
+            xs, ws, outs = run_poisoned(op, tp, M, N, K)
+            op.synchronize()
+            assert op.last_launch[0]["cta_group"] in ((1,) if schedule is None else (2, 4))
+            check_outputs(mode, outs, xs, ws, f"{mode} tp={tp} N={N} M={M} {schedule}")
+        xs, ws = rank_inputs(tp, 600, N, K)
+        with pytest.raises(InputError, match="exceeds 512"):
+            op.run_all(xs, ws)
+        assert not op.should_run(xs[0])
+        xs, ws = rank_inputs(tp, 129, N, K)
+        check_graph_replays(op, mode, xs, ws, f"graph {mode} tp={tp} N={N} {schedule}")
+        torch.cuda.synchronize()
+
+
+@pytest.mark.gpu
+@requires_gpu
+@pytest.mark.parametrize("mode", ["rs", "ar"])
+@pytest.mark.parametrize("tp", [2, 8])
+def test_fused_tile_width_224(tp, mode):
+    """N 3136 = 14 x 224 (no multiple of 128) past the decode rows: the tile schedule at width
+    224 (the fuzz found the dispatch taking 128 here: AR left 64 columns unwritten)."""
+    N, K = 3136, 320
+    group = VirtualGroup(tp, 1024, N, mode)
+    op = GemmRsAr(1024, N, K, mode, group, timeout_ms=TIMEOUT_MS)
+    for M in (513, 820, 1024, 100, 513):
+        xs, ws, outs = run_poisoned(op, tp, M, N, K)
+        op.synchronize()
+        check_outputs(mode, outs, xs, ws, f"{mode} tp={tp} N={N} M={M}")
+        if M > 512:
+            assert op.last_launch[0]["schedule"] == "tile" and op.last_launch[0]["bn"] == 224

@@ -1,0 +1,105 @@
+"""N a multiple of 64 but not of 128 (contract.N_MULTIPLE; e.g. gpt-oss's hidden size 2880):
+which kernels serve it, the dispatch never picking one that does not, and the rows an op serves
+when no tile-schedule width divides N (CPU only; the GPU side: tests/gpu/test_ragged_n.py)."""
+from types import SimpleNamespace
+
+import pytest
+import torch
+
+from codegen import contract
+from codegen.runtime import InputError, dispatch, tuning
+from codegen.runtime.op import GemmRsAr
+from codegen.runtime.op_args import check_op_args
+
+H200_SLOTS = {2: 66, 4: 30}
+
+
+def _args(N, mode="none", arch="sm_90a", **kw):
+    group = None if mode == "none" else SimpleNamespace(mode=mode, N=N, max_M=1024, tp=2)
+    base = dict(bn=None, cta_group=None, sm_budget=None, transport=None, schedule=None,
+                arch=arch, min_m=None, timeout_ms=2000)
+    base.update(kw)
+    check_op_args(1024, N, 1024, mode, group, **base)
+
+
+def test_which_kernels_serve_n():
+    assert contract.decode_fits_n(2880, 1) and contract.decode_fits_n(2880, 1, "splitk")
+    assert contract.decode_fits_n(2880, 3)          # the 192-row W tile may reach past N
+    assert not contract.decode_fits_n(2880, 2)      # 128-row W tiles
+    assert contract.decode_fits_n(2944, 2)
+    assert [bn for bn in contract.BNS if contract.tile_fits_n(2240, bn)] == [224]
+    assert not any(contract.tile_fits_n(2880, bn) for bn in contract.BNS)
+    assert contract.flag_words(64, 64, 2) > 0       # a group of N 64 sizes its flags sanely
+
+
+def test_op_arguments():
+    for N in (64, 192, 2880):
+        _args(N)
+        _args(N, "rs")
+        _args(N, schedule="swapab", cta_group=1)
+        _args(N, schedule="splitk", cta_group=2)
+    _args(2240, schedule="tile", bn=224)
+    with pytest.raises(InputError, match="N = 2880 is no multiple of 128: the swapab kernels "
+                                         "with cta_group 2 cannot serve it"):
+        _args(2880, "ar", schedule="swapab", cta_group=2)
+    with pytest.raises(InputError, match=r"N = 2880: no tile-schedule width \(128, 224, 256\) "
+                                         r"divides it"):
+        _args(2880, schedule="tile")
+    with pytest.raises(InputError, match="N = 2880 must be a positive multiple of 128$"):
+        _args(2880, bn=128)
+    with pytest.raises(InputError, match="N = 2880 must be a positive multiple of 128 on sm_100a"):
+        _args(2880, arch="sm_100a")
+    with pytest.raises(InputError, match="N = 2900 must be a positive multiple of 64"):
+        _args(2900)
+
+
+@pytest.mark.parametrize("N", [64, 192, 1088, 2880, 5056])
+def test_dispatch_picks_only_kernels_that_serve_n(N):
+    """Every rule, every decode M, both budgets: a decode pick's W tiles fit N, a tile pick's
+    width divides it."""
+    for M in range(1, 513, 7):
+        for budget in (132, 66):
+            picks = [dispatch.choose_none_by_fill(M, N, "sm_90a", budget, 512, K=4096,
+                                                  cluster_slots=H200_SLOTS)]
+            picks += [dispatch.choose_fused_by_fill(M, N, mode, "sm_90a", budget, 512)
+                      for mode in ("rs", "ar")]
+            for mode in ("none", "rs"):
+                picks += tuning.candidates(M, N, "sm_90a", mode, K=4096)
+            for p in picks:
+                if p is None:
+                    continue
+                schedule, bn, cg = p
+                if contract.decode_schedule(schedule):
+                    assert contract.decode_fits_n(N, cg, schedule), (M, p)
+                else:
+                    assert contract.tile_fits_n(N, bn), (M, p)
+
+
+def test_op_serves_decode_rows_only_where_no_tile_width_divides_n():
+    op = GemmRsAr(2048, 2880, 1024, "none", arch="sm_90a", device="cpu", sm_budget=132)
+    assert op.max_served_m == 512
+    x = torch.zeros(600, 1024, dtype=torch.bfloat16)
+    assert not op.should_run(x) and op.should_run(x[:512])
+    for M in (1, 100, 300, 512):
+        schedule, bn, cg = op.choice(M)
+        assert schedule != "tile" and cg != 2
+    fixed = GemmRsAr(512, 2880, 1024, "none", arch="sm_90a", device="cpu", sm_budget=132,
+                     schedule="swapab")
+    assert all(fixed.choice(M)[2] == 1 for M in (257, 400, 512))   # not the wide default
+    wide = GemmRsAr(2048, 2240, 1024, "none", arch="sm_90a", device="cpu", sm_budget=132)
+    assert wide.max_served_m == 2048 and wide.choice(2048)[:2] == ("tile", 224)
+    # 2944 = 23 x 128: the tile schedule serves every M at width 128
+    assert GemmRsAr(2048, 2944, 1024, "none", arch="sm_90a", device="cpu").max_served_m == 2048
+
+
+@pytest.mark.parametrize("N", [2240, 3136, 4032])
+def test_tile_width_divides_n_past_the_decode_rows(N):
+    """N a multiple of 224 but not of 128: every tile pick past the decode rows is width 224
+    (the fuzz found choose_bn's narrow default, 128, picked here: AR left 64 columns unwritten)."""
+    for mode in ("none", "rs", "ar"):
+        for ctas in (None, 3, 66, 132):
+            for M in (513, 600, 820, 1025, 2048, 8192):
+                for cluster in (1, 2):
+                    assert dispatch.choose_bn(M, N, None, ctas, cluster, mode) == 224
+    op = GemmRsAr(8192, N, 320, "none", arch="sm_90a", device="cpu", sm_budget=3)
+    assert all(op.choice(M)[:2] == ("tile", 224) for M in (513, 820, 8192))
