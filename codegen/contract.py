@@ -340,9 +340,10 @@ def swapab_cta_groups(arch: str, mode: str) -> tuple[int, ...]:
 
 
 def swapab_ragged_n(cta_group: int) -> bool:
-    """Whether a swapab kernel's W tile may reach past N: its rows do not divide MIN_BN, of
-    which every N is a multiple (cta_group 3: 192 rows). Its last W tile's rows past N load as
-    zeros (TMA) and its stores stop at N; the grid counts ceil(N / W rows) W tiles."""
+    """Whether a swapab kernel's W tile may reach past N (cta_group 3: 192 rows, which divide no
+    MIN_BN multiple): its last W tile's rows past N load as zeros (TMA) and its stores stop at
+    N, so it serves any N a multiple of N_MULTIPLE; the grid counts ceil(N / W rows) W tiles.
+    The other decode kernels need their W rows to divide N (decode_fits_n)."""
     return MIN_BN % swapab_w_rows(cta_group) != 0
 
 

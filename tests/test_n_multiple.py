@@ -103,3 +103,14 @@ def test_tile_width_divides_n_past_the_decode_rows(N):
                     assert dispatch.choose_bn(M, N, None, ctas, cluster, mode) == 224
     op = GemmRsAr(8192, N, 320, "none", arch="sm_90a", device="cpu", sm_budget=3)
     assert all(op.choice(M)[:2] == ("tile", 224) for M in (513, 820, 8192))
+
+
+def test_should_run_is_false_where_the_device_arch_takes_no_such_n(monkeypatch):
+    """N 192 on an sm_100a device (its kernels keep N % 128): should_run answers False (the
+    serving layer falls back) instead of raising; a call raises InputError naming it."""
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "get_device_capability", lambda *a: (10, 0))
+    op = GemmRsAr(64, 192, 256, "none", device="cpu", sm_budget=148)
+    assert not op.should_run(torch.zeros(16, 256, dtype=torch.bfloat16))
+    with pytest.raises(InputError, match="N = 192 must be a multiple of 128 on sm_100a"):
+        op.arch

@@ -190,6 +190,9 @@ def test_constructor_checks():
         GemmRsAr(MAX_M, N, 100, "rs", g)
     with pytest.raises(InputError, match="group.max_M = 300 is smaller"):
         GemmRsAr(MAX_M + 1, N, K, "rs", g)
+    with pytest.raises(InputError, match=r"bn = 80: the splitk kernels \(named by cta_group = "
+                                         r"4\) have widths \[16, 32, 64, 128, 160, 192\] only"):
+        GemmRsAr(512, 1024, 4096, "none", bn=80, cta_group=4, arch="sm_90a")
     with pytest.raises(InputError, match="N = 1152 must be a positive multiple of 256"):
         GemmRsAr(MAX_M, 1152, K, "rs", CpuGroup(N=1152), bn=256)
     with pytest.raises(InputError, match="needs a group"):

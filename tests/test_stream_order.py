@@ -80,6 +80,8 @@ def test_the_op_orders_a_caller_stream_groups_launches(monkeypatch):
     launched = []
 
     class Plan:
+        M = 1
+
         def launch(self, x, w, out, h, x_ld=0, w_ld=0):
             launched.append(h)
 

@@ -125,6 +125,11 @@ class GemmRsAr:
         M = x.shape[0]
         if M > self.max_served_m:
             return False
+        if self._arch is not None or torch.cuda.is_available():
+            try:
+                self.arch           # e.g. N no multiple of 128 on sm_100a: no kernel serves it
+            except InputError:
+                return False
         if self.min_m is not None:
             return M >= self.min_m
         table = self.tuning_table()
@@ -493,7 +498,7 @@ class GemmRsAr:
                     s.wait_stream(cur)
             handle = s.cuda_stream
         K = self.K
-        x_ld = x.stride(0) if x.shape[0] > 1 else K
+        x_ld = x.stride(0) if plan.M > 1 else K      # one row: its stride is not addressed
         w_ld = weight.stride(0)
         plan.launch(x.data_ptr(), weight.data_ptr(), out.data_ptr(), handle,
                     0 if x_ld == K else x_ld, 0 if w_ld == K else w_ld)

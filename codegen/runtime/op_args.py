@@ -55,6 +55,11 @@ def check_op_args(max_M, N, K, mode, group, *, bn, cta_group, sm_budget, transpo
     if cta_group is not None and cta_group not in cgs:
         raise InputError(f"cta_group = {cta_group!r}: the {schedule or 'any'} schedule has "
                          f"cta_group {list(cgs)} only")
+    if schedule is not None and bn is not None and \
+            bn not in contract.schedule_bns(arch_or_any, mode, schedule):
+        raise InputError(f"bn = {bn!r}: the {schedule} kernels (named by cta_group = "
+                         f"{cta_group!r}) have widths "
+                         f"{list(contract.schedule_bns(arch_or_any, mode, schedule))} only")
     if schedule == "swapab" and cta_group is not None:
         modes_cgs = contract.swapab_cta_groups(arch_or_any or "sm_90a", mode)
         if cta_group not in modes_cgs:

@@ -71,7 +71,9 @@ def matrix_ok(t, device: torch.device, rows: int | None, K: int) -> bool:
     shape = t.shape
     if len(shape) != 2 or shape[1] != K or (rows is not None and shape[0] != rows):
         return False
-    return tma_rows_ok(t)
+    stride = t.stride()     # (tma_rows_ok inlined: this is the per-call fast path)
+    return (stride[1] == 1 and (shape[0] <= 1 or (stride[0] >= K and stride[0] % K_MULTIPLE == 0))
+            and t.data_ptr() % 16 == 0)
 
 
 def check_rank(rank, local_ranks: tuple[int, ...], tp: int) -> None:
