@@ -359,6 +359,19 @@ def tile_fits_n(N: int, bn: int) -> bool:
     return N % bn == 0
 
 
+def tile_widths(N: int) -> tuple[int, ...]:
+    """The tile schedule's widths (BNS) that serve N; none where N is no multiple of 128 nor
+    of 224 (the op then serves the decode rows only)."""
+    return tuple(bn for bn in BNS if tile_fits_n(N, bn))
+
+
+def choice_fits_n(N: int, schedule: str, bn: int, cta_group: int) -> bool:
+    """Whether the kernel of (schedule, bn, cta_group) serves N (decode_fits_n, tile_fits_n)."""
+    if decode_schedule(schedule):
+        return decode_fits_n(N, cta_group, schedule)
+    return tile_fits_n(N, bn)
+
+
 def n_multiple(arch: str | None) -> int:
     """What N must be a multiple of on `arch` (None: on the arch found later; N_MULTIPLE)."""
     return MIN_BN if arch == "sm_100a" else N_MULTIPLE

@@ -53,7 +53,7 @@ def draw_case(rng: random.Random, arch: str = "sm_90a") -> dict:
     max_M = rng.choice((1, 7, 16, 33, 100, 128, 257, 512, 600, 1024, 2048))
     schedule = bn = cta_group = None
     pick = rng.random()
-    widths = [b for b in contract.BNS if contract.tile_fits_n(N, b)]
+    widths = contract.tile_widths(N)
     if pick < 0.3 and widths:
         schedule = "tile"
         bn = rng.choice(widths)
@@ -93,16 +93,6 @@ def expect_refused(case: dict, M: int) -> bool:
     """Whether a call with M rows must raise InputError: past the rows the op serves (a fixed
     decode schedule's landing rows; the decode rows where no tile width divides N)."""
     return M > case["served"]
-
-
-def strided_view(torch, t, gap: int):
-    """`t` [rows, K] copied into the first columns of a [rows, K + gap] tensor of NaN, returned as
-    the row-strided [rows, K] view (the fuzz cases' `views`: the kernels must read it in place,
-    never the gaps)."""
-    wide = torch.full((t.shape[0], t.shape[1] + gap), float("nan"), dtype=t.dtype,
-                      device=t.device)
-    wide[:, : t.shape[1]] = t
-    return wide[:, : t.shape[1]]
 
 
 def bad_inputs(torch, M: int, N: int, K: int, max_M: int, out_rows: int, device) -> dict:
@@ -202,7 +192,7 @@ class Runner:
         g, tp = self.g, max(case["tp"], 1)
         xs, ws = g.rank_inputs(tp, M, case["N"], case["K"])
         if case.get("views"):
-            xs, ws = ([strided_view(self.torch, t, case["views"]) for t in ts] for ts in (xs, ws))
+            xs, ws = ([g.strided_view(t, case["views"]) for t in ts] for ts in (xs, ws))
         outs = [g.poisoned(op.out_shape(M)) for _ in range(tp)]
         self.call(op, case, xs, ws, outs)
         if case["mode"] == "none":
@@ -227,7 +217,7 @@ class Runner:
         g, tp = self.g, max(case["tp"], 1)
         xs, ws = g.rank_inputs(tp, M, case["N"], case["K"])
         if case.get("views"):   # replays copy fresh data into the same strided views
-            xs, ws = ([strided_view(self.torch, t, case["views"]) for t in ts] for ts in (xs, ws))
+            xs, ws = ([g.strided_view(t, case["views"]) for t in ts] for ts in (xs, ws))
         ranks = op if case["mode"] != "none" else _OneRank(op)
         ranks.run_all(xs, ws)                # load the kernel, build the plan: not in capture
         self.torch.cuda.synchronize()

@@ -22,6 +22,7 @@ from .driver import check, cuda, ensure_context
 from .kernel import LoadedKernel
 from .launch_plan import CallTensors, Descriptors, tma_geometry, tma_operands
 from .params import PackedParams, pack_params
+from .validate import row_stride
 from .raw_launch import launch_function, raw_config
 
 #: Stream configs kept per plan (a plan normally sees one or two streams).
@@ -63,8 +64,8 @@ class CallPlan:
         self._descriptors = descriptors
         self._packed: PackedParams = pack_params(kern.specs, values)
         self._slots = []
-        operands = tma_operands(kern, tensors, group, rank)
-        for op_name, (_, rows, inner, source, _) in operands.items():
+        for op_name, (_, rows, inner, source, _) in tma_operands(kern, tensors, group,
+                                                                rank).items():
             if source is not None:
                 box, swizzle = tma_geometry(kern, op_name, tensors.M)
                 self._slots.append(_DescriptorSlot(self._packed.offset_of(f"tma_{op_name}"),
@@ -76,11 +77,9 @@ class CallPlan:
         if "out_ptr" in kern.param_names:
             self._out_cell = ctypes.c_uint64.from_address(
                 self._packed.base + self._packed.offset_of("out_ptr"))
-        # per source: (address, row stride; 0 = contiguous) of the tensor last patched in
-        lds = {src: ld for (_, _, inner, src, ld) in operands.values() if src is not None
-               and ld != inner}
-        self._last = ((tensors.x.data_ptr(), lds.get("x", 0)),
-                      (tensors.weight.data_ptr(), lds.get("weight", 0)),
+        # per source: (address, row stride) of the tensor last patched in
+        self._last = ((tensors.x.data_ptr(), row_stride(tensors.x)),
+                      (tensors.weight.data_ptr(), row_stride(tensors.weight)),
                       (tensors.out.data_ptr(), 0))
         # stream -> (cuda-python config, C twin or None, the driver function for the twin)
         self._configs: dict[int, tuple] = {}

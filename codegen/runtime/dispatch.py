@@ -32,12 +32,12 @@ from __future__ import annotations
 
 import math
 
-from codegen.contract import (BM, BNS, MIN_BN, SCHEDULE_ARCHS,
+from codegen.contract import (BM, MIN_BN, SCHEDULE_ARCHS,
                               SPLITK_CTA_GROUPS, SWAPAB_BM, SWAPAB_BNS, SWAPAB_CTA_GROUPS,
                               SWAPAB_EXTRA_BNS, SWAPAB_MAX_ROWS, cdiv, decode_fits_n,
                               decode_kernel_exists,
                               swapab_bns, swapab_cta_group_bns, swapab_cta_groups, swapab_w_rows,
-                              splitk_bns, splitk_spread, swapab_wide)
+                              splitk_bns, splitk_spread, swapab_wide, tile_widths)
 from codegen.contract import k_tiles as k_tiles_of
 
 BN_256_MIN_M = 2048
@@ -68,11 +68,6 @@ BN_WIDE_MIN_M = 1024
 #: torch.mm against 0.85x-0.87x with BN 128; BENCHMARKS.md 2026-11-30, this session).
 BN_WIDE_MIN_M_NONE = SWAPAB_DEFAULT_MAX_M_TWO_TILES + 1
 BN_WIDE_CREDIT = 0.95
-
-
-def tile_widths(N: int) -> tuple[int, ...]:
-    """The tile schedule's BNs usable at N: the contract's widths that divide N."""
-    return tuple(bn for bn in BNS if N % bn == 0)
 
 
 def choose_bn(M: int, N: int, fixed: int | None = None, ctas: int | None = None,
@@ -160,17 +155,19 @@ def swapab_default_token_tile(M: int, mode: str, fixed: int | None = None,
 
 
 def swapab_cta_group(fixed: int | None = None, M: int = 0, mode: str = "rs",
-                     arch: str = "sm_90a") -> int:
+                     arch: str = "sm_90a", N: int | None = None) -> int:
     """cta_group of the decode kernel without a tuning table (a table's choice wins): 1, but 2
     (the wide kernel, contract.swapab_wide) for mode none with two token tiles (M >
     SWAPAB_DEFAULT_MAX_M) where the arch has it: with the same two token tiles it beat
     cta_group 1 at M 288..448 on one H200 (cold weights, K = 2304: 0.92x-1.04x torch.mm against
     0.80x-0.96x; BENCHMARKS.md, the wide decode kernel). rs/ar: 1; the wide kernel won only at
-    a few RS points (K = 2304, M 288..320 and 512), which the tables pick."""
+    a few RS points (K = 2304, M 288..320 and 512), which the tables pick. Given N, the wide
+    kernel only where its 128-row W tiles divide N (contract.decode_fits_n)."""
     if fixed is not None:
         return fixed
     two_tiles = mode == "none" and M > SWAPAB_DEFAULT_MAX_M
-    return 2 if two_tiles and 2 in SWAPAB_CTA_GROUPS.get(arch, ()) else 1
+    wide = 2 in SWAPAB_CTA_GROUPS.get(arch, ()) and (N is None or decode_fits_n(N, 2))
+    return 2 if two_tiles and wide else 1
 
 
 #: A splitk cluster size is taken (splitk_default, choose_splitk) only where each of its CTAs
@@ -268,16 +265,15 @@ def fill_options(M: int, N: int, arch: str, bns: tuple[int, ...] | None = None,
     tiles = [("tile", bn, choose_cta_group(M)) for bn in sorted(tile_widths(N), reverse=True)]
     if M <= SWAPAB_DEFAULT_MAX_M_TWO_TILES:   # the rules' decode default first
         opts = [("swapab", swapab_default_token_tile(M, "none", arch=arch),
-                 swapab_cta_group(None, M, "none", arch))]
+                 swapab_cta_group(None, M, "none", arch, N))]
     else:
         opts = list(tiles)
     for cg in swapab_cta_groups(arch, "none"):
-        if cta_groups is None or cg in cta_groups:
+        # (N no multiple of 128: not the wide kernel's 128-row W tiles; contract.N_MULTIPLE)
+        if (cta_groups is None or cg in cta_groups) and decode_fits_n(N, cg):
             opts += [("swapab", bt, cg) for bt in tts if ("swapab", bt, cg) not in opts
                      and decode_kernel_exists(arch, "none", bt, cg)]
-    opts += [t for t in tiles if t not in opts]
-    # N no multiple of 128: not the wide kernel's 128-row W tiles (contract.N_MULTIPLE)
-    return [o for o in opts if o[0] != "swapab" or decode_fits_n(N, o[2])]
+    return opts + [t for t in tiles if t not in opts]
 
 
 #: The wave-fill model's prices (fill_cost), fitted on one H200 to every sweep that timed all
@@ -470,7 +466,7 @@ def choose_fused_by_fill(M: int, N: int, mode: str, arch: str, sm_budget: int,
             or N // SWAPAB_BM >= FUSED_FILL_MAX_SHARE * sm_budget):
         return None
     default = ("swapab", swapab_default_token_tile(M, mode, arch=arch),
-               swapab_cta_group(None, M, mode, arch))
+               swapab_cta_group(None, M, mode, arch, N))
     opts = [default] + [("swapab", bt, 2) for bt in token_tile_span(M, swapab_bns(arch, mode))
                         if decode_kernel_exists(arch, mode, bt, 2) and ("swapab", bt, 2) != default
                         and decode_fits_n(N, 2)]

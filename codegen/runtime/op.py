@@ -153,7 +153,7 @@ class GemmRsAr:
         """The most rows a call may have: max_M, or where no tile-schedule width divides N (N no
         multiple of 128, nor of 224) only what the decode schedules serve (the landing rows, at
         most contract.SWAPAB_MAX_ROWS)."""
-        if any(contract.tile_fits_n(self.N, bn) for bn in contract.BNS):
+        if contract.tile_widths(self.N):
             return self.max_M
         return min(self.max_M, self.land_rows, contract.SWAPAB_MAX_ROWS)
 
@@ -178,9 +178,7 @@ class GemmRsAr:
                                             and self.arch in contract.SCHEDULE_ARCHS[schedule])
             if schedule == "splitk":
                 usable = usable and self.K >= contract.splitk_min_k(cg)
-            fits = (contract.decode_fits_n(self.N, cg, schedule)
-                    if contract.decode_schedule(schedule) else contract.tile_fits_n(self.N, bn))
-            if usable and fits:
+            if usable and contract.choice_fits_n(self.N, schedule, bn, cg):
                 return schedule, bn, cg
         known = self._sm_budget is not None or self.group is not None or torch.cuda.is_available()
         if unfixed and known:
@@ -201,13 +199,10 @@ class GemmRsAr:
             return schedule, *dispatch.splitk_default(M, self.K, self.fixed_bn,
                                                       self.fixed_cta_group, self.arch, self.mode)
         if schedule == "swapab":
-            cg, tiles_of = dispatch.swapab_cta_group(self.fixed_cta_group, M, self.mode,
-                                                     self.arch), self.fixed_cta_group
-            if not contract.decode_fits_n(self.N, cg):
-                cg = tiles_of = 1       # N no multiple of the wide kernel's 128-row W tiles
             bt = dispatch.swapab_default_token_tile(M, self.mode, self.fixed_bn, self.arch,
-                                                    tiles_of)
-            return schedule, bt, cg
+                                                    self.fixed_cta_group)
+            return schedule, bt, dispatch.swapab_cta_group(self.fixed_cta_group, M, self.mode,
+                                                           self.arch, self.N)
         cg = dispatch.choose_cta_group(M, self.fixed_cta_group)
         ctas = self.sm_budget if self.fixed_bn is None and known else None
         bn = dispatch.choose_bn(M, self.N, self.fixed_bn, ctas=ctas, cluster=cg, mode=self.mode)
@@ -497,9 +492,7 @@ class GemmRsAr:
                 else:
                     s.wait_stream(cur)
             handle = s.cuda_stream
-        K = self.K
-        x_ld = x.stride(0) if plan.M > 1 else K      # one row: its stride is not addressed
-        w_ld = weight.stride(0)
+        # validate.row_stride of x and the weight, inline (the per-call path; a plan is per M)
         plan.launch(x.data_ptr(), weight.data_ptr(), out.data_ptr(), handle,
-                    0 if x_ld == K else x_ld, 0 if w_ld == K else w_ld)
+                    x.stride(0) if plan.M > 1 else self.K, weight.stride(0))
 

@@ -50,16 +50,15 @@ def check_op_args(max_M, N, K, mode, group, *, bn, cta_group, sm_budget, transpo
         raise InputError(f"bn = {bn!r} must be one of {bns} or None")
     if schedule is None:    # e.g. a width only the decode kernels have names their schedule
         schedule = contract.implied_schedule(bn, cta_group)
+        implied_bns = contract.schedule_bns(arch_or_any, mode, schedule) if schedule else ()
+        if bn is not None and schedule is not None and bn not in implied_bns:
+            raise InputError(f"bn = {bn!r}: the {schedule} kernels (named by cta_group = "
+                             f"{cta_group!r}) have widths {list(implied_bns)} only")
     cgs = (contract.ALL_CTA_GROUPS if schedule is None
            else contract.schedule_cta_groups(arch_or_any, schedule))
     if cta_group is not None and cta_group not in cgs:
         raise InputError(f"cta_group = {cta_group!r}: the {schedule or 'any'} schedule has "
                          f"cta_group {list(cgs)} only")
-    if schedule is not None and bn is not None and \
-            bn not in contract.schedule_bns(arch_or_any, mode, schedule):
-        raise InputError(f"bn = {bn!r}: the {schedule} kernels (named by cta_group = "
-                         f"{cta_group!r}) have widths "
-                         f"{list(contract.schedule_bns(arch_or_any, mode, schedule))} only")
     if schedule == "swapab" and cta_group is not None:
         modes_cgs = contract.swapab_cta_groups(arch_or_any or "sm_90a", mode)
         if cta_group not in modes_cgs:
@@ -80,11 +79,9 @@ def check_op_args(max_M, N, K, mode, group, *, bn, cta_group, sm_budget, transpo
     if N % multiple:
         raise InputError(f"N = {N} must be a positive multiple of {multiple}" +
                          (" on sm_100a" if multiple != contract.N_MULTIPLE else ""))
-    implied = schedule or contract.implied_schedule(bn, cta_group)
-    if implied in (None, "tile") and bn in contract.BNS and not contract.tile_fits_n(N, bn):
+    if schedule in (None, "tile") and bn in contract.BNS and not contract.tile_fits_n(N, bn):
         raise InputError(f"N = {N} must be a positive multiple of {bn}")
-    if implied == "tile" and bn is None and not any(contract.tile_fits_n(N, b)
-                                                    for b in contract.BNS):
+    if schedule == "tile" and bn is None and not contract.tile_widths(N):
         raise InputError(f"N = {N}: no tile-schedule width {contract.BNS} divides it, so "
                          f"schedule='tile' cannot serve it; leave schedule to the dispatcher "
                          f"(the decode schedules serve M <= {contract.SWAPAB_MAX_ROWS})")

@@ -43,8 +43,7 @@ def check_matrix(name: str, t, device: torch.device, rows: int | None, K: int) -
         raise InputError(f"{name}.shape[1] (K) = {k} must equal the op's K = {K}")
     if rows is not None and t.shape[0] != rows:
         raise InputError(f"{name}.shape must be ({rows}, {K}), got {tuple(t.shape)}")
-    ld = row_stride(t)
-    if t.stride(1) != 1 or ld < k or ld % K_MULTIPLE:
+    if not _rows_ok(t):
         raise InputError(f"{name} must be row-major with unit column stride and a row stride >= "
                          f"K that is a multiple of {K_MULTIPLE} (16-byte rows, as TMA needs), "
                          f"got strides {tuple(t.stride())} for shape {tuple(t.shape)}; pass "
@@ -54,13 +53,18 @@ def check_matrix(name: str, t, device: torch.device, rows: int | None, K: int) -
                          f"(TMA); pass a fresh or .clone()d tensor")
 
 
-def tma_rows_ok(t: torch.Tensor) -> bool:
-    """Whether the 2-D `t`'s layout is one a TMA descriptor can read as it is: unit column
-    stride, a row stride >= its width that is a multiple of K_MULTIPLE, 16-byte aligned."""
+def _rows_ok(t: torch.Tensor) -> bool:
+    """The 2-D `t`'s rows as TMA reads them: unit column stride, a row stride >= its width that
+    is a multiple of K_MULTIPLE (one row: any stride)."""
     shape, stride = t.shape, t.stride()
-    return (stride[1] == 1 and (shape[0] <= 1 or (stride[0] >= shape[1]
-                                                  and stride[0] % K_MULTIPLE == 0))
-            and t.data_ptr() % 16 == 0)
+    return stride[1] == 1 and (shape[0] <= 1 or (stride[0] >= shape[1]
+                                                 and stride[0] % K_MULTIPLE == 0))
+
+
+def tma_rows_ok(t: torch.Tensor) -> bool:
+    """Whether the 2-D `t`'s layout is one a TMA descriptor can read as it is: its rows
+    (_rows_ok) and a 16-byte aligned address."""
+    return _rows_ok(t) and t.data_ptr() % 16 == 0
 
 
 def matrix_ok(t, device: torch.device, rows: int | None, K: int) -> bool:
@@ -71,7 +75,7 @@ def matrix_ok(t, device: torch.device, rows: int | None, K: int) -> bool:
     shape = t.shape
     if len(shape) != 2 or shape[1] != K or (rows is not None and shape[0] != rows):
         return False
-    stride = t.stride()     # (tma_rows_ok inlined: this is the per-call fast path)
+    stride = t.stride()     # tma_rows_ok inlined (shape[1] == K): the per-call fast path
     return (stride[1] == 1 and (shape[0] <= 1 or (stride[0] >= K and stride[0] % K_MULTIPLE == 0))
             and t.data_ptr() % 16 == 0)
 

@@ -42,6 +42,16 @@ def rs_slice(ref: torch.Tensor, rank: int, tp: int) -> torch.Tensor:
     return out
 
 
+def strided_view(t: torch.Tensor, gap: int, offset: int = 0) -> torch.Tensor:
+    """`t` [rows, K] copied into columns [offset, offset + K) of a [rows, K + gap] tensor of NaN,
+    returned as that row-strided [rows, K] view: a kernel must read it in place, never the NaN
+    around it (offset and gap multiples of 8 keep it 16-byte aligned)."""
+    rows, K = t.shape
+    wide = torch.full((rows, K + gap), float("nan"), dtype=t.dtype, device=t.device)
+    wide[:, offset:offset + K] = t
+    return wide[:, offset:offset + K]
+
+
 def poisoned(shape):
     return torch.full(shape, float("nan"), dtype=torch.bfloat16, device="cuda")
 

@@ -32,9 +32,6 @@ sys.path.insert(0, str(ROOT / "tests" / "gpu"))  # gpu_common: the shared tolera
 
 from codegen import contract  # noqa: E402  (standard library only; after the path setup)
 
-sys.path.insert(0, str(ROOT / "tools"))
-from fuzz_gpu import strided_view  # noqa: E402  (standard library at import, like contract)
-
 MS = [1, 127, 128, 257, 4096, 8205, 32768]
 KS = [768, 1536, 2304]
 CONFIGS = [(bn, cg) for bn in contract.BNS for cg in contract.CTA_GROUPS]
@@ -165,6 +162,7 @@ def _import_assert_close():
 
 def _run(args, torch, dist, device) -> int:
     assert_close = _import_assert_close()
+    from gpu_common import strided_view   # (importable once _import_assert_close has run)
 
     from codegen.runtime import GemmRsAr, KernelTimeoutError
     from codegen.contract import chunk as chunk_of
@@ -227,8 +225,8 @@ def _run(args, torch, dist, device) -> int:
 
     def one_call(op, mode, M, K, what, gap=0):
         x, w = inputs(next(case_ids), M, K, n=op.N)
-        if gap:   # x and W as row-strided views, NaN in the gaps (fuzz_gpu.strided_view)
-            x, w = strided_view(torch, x, gap), strided_view(torch, w, gap)
+        if gap:   # x and W as row-strided views, NaN in the gaps (gpu_common.strided_view)
+            x, w = strided_view(x, gap), strided_view(w, gap)
         ref = reference(mode, x, w)
         torch.cuda.synchronize(device)
         out = poisoned(op.out_shape(M))
@@ -326,6 +324,7 @@ def _fuzz(R, args, torch, dist, device, one_call, recover_fn, GemmRsAr, SymmMemG
     and bad inputs that must raise InputError on every rank with the next call still right."""
     import random
 
+    sys.path.insert(0, str(ROOT / "tools"))
     from fuzz_gpu import bad_inputs, draw_case, run_sequence
 
     from codegen.runtime import InputError

@@ -20,17 +20,8 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tools"))
 
+from choice_ab import MAX_RELERR, _ints, _shapes  # noqa: E402  (the same argument forms)
 from codegen import contract  # noqa: E402
-
-MAX_RELERR = 2e-2
-
-
-def _pairs(text: str) -> list[tuple[int, int]]:
-    return [tuple(int(v) for v in p.split(":")) for p in text.split(",") if p]
-
-
-def _ints(text: str) -> list[int]:
-    return [int(v) for v in text.split(",") if v]
 
 
 def padded(torch, t, ld: int):
@@ -52,7 +43,7 @@ def layouts(torch, x, w, K: int) -> dict:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--shapes", type=_pairs, required=True, help="N:K,N:K,...")
+    ap.add_argument("--shapes", type=_shapes, required=True, help="N:K,N:K,...")
     ap.add_argument("--ms", type=_ints, required=True)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--iters", type=int, default=20)
