@@ -98,7 +98,11 @@ def test_grid_holds_only_resident_clusters():
     (2048, 5632, 96, None),
     (1536, 1024, 16, None),                  # short K: the handoff costs more
     (2048, 1536, 16, None),                  # a wash (1.01x; 1.15x at M = 1 only)
-    (3584, 1984, 1, None),                   # 31 k-tiles: below the bound
+    # ninth session: from 25 k-tiles (K > 1536): 1.15x-1.25x at M = 1, 1.00x-1.07x at M 16 / 64
+    (3584, 1984, 1, ("splitk", 16, 2)),      # 1.18x (31 k-tiles: below the eighth's bound)
+    (2560, 1600, 16, ("splitk", 16, 2)),     # 1.00x
+    (1600, 1872, 48, ("splitk", 64, 2)),     # held out: 1.15x
+    (2048, 1536, 1, None),                   # 24 k-tiles: below the bound
     (3072, 2368, 200, None),                 # the spread clause keeps K > 2752
     (4096, 14336, 16, None),
     # two token tiles of 128 (until the sixth session at M 129..192 too; now one token tile of

@@ -363,8 +363,15 @@ FILL_BUSY_MARGIN = 1.1
 #: = 1 but 0.98x-1.01x at M 16 / 64), so the bound went from 44 k-tiles to 32; at 8 held-out
 #: random shapes the three it moves measured 1.04x-1.34x (BENCHMARKS.md, eighth session). The
 #: spread clause below keeps 44 (it was fitted at K >= 3072).
+#: Ninth session (one H200, clusters of 2 against the dispatch, N 2048..3584 x K 1600..1984 x M
+#: 1 / 16 / 64): 1.14x-1.26x at M = 1, 1.00x-1.07x at M = 16, 0.99x-1.08x at M = 64, so clusters
+#: of 2 from 25 k-tiles (K > 1536; at K 1536 the eighth session saw 0.98x-1.01x at M 16 / 64);
+#: 24 held-out points (8 random shapes, N 1600..2944) 0.93x-1.20x the old pick, geometric mean
+#: 1.09x (BENCHMARKS.md, ninth session). Clusters of 4 keep SPLITK_MIN_K_TILES_PER_CTA (16 per
+#: CTA: K > 4032).
 SPLITK_MAX_W_TILES = 56          # N / 64 at most (N <= 3584)
-SPLITK_MIN_K_TILES = 32          # k-tiles at least (K > 1984)
+SPLITK_MIN_K_TILES = 25          # k-tiles at least (K > 1536), for any cluster size
+SPLITK_MIN_K_TILES_OF = {2: 25}  # ... per cluster size, where not SPLITK_MIN_K_TILES_PER_CTA x it
 SPLITK_SPREAD_MIN_K_TILES = 44   # ... for the spread clause (K > 2752)
 SPLITK_MAX_M = {4: 192, 2: 64}   # per cluster size (4: 128 until token tiles 160 / 192)
 #: Past those, where the splitk kernels spread (W tile, token tile) pairs over their clusters
@@ -392,7 +399,8 @@ def choose_splitk(M: int, N: int, K: int, arch: str, sm_budget: int,
             or k_tiles < SPLITK_MIN_K_TILES):
         return None
     room = {ks: min(slots, sm_budget // ks) for ks, slots in cluster_slots.items()
-            if ks in SPLITK_CTA_GROUPS and k_tiles >= SPLITK_MIN_K_TILES_PER_CTA * ks}
+            if ks in SPLITK_CTA_GROUPS
+            and k_tiles >= SPLITK_MIN_K_TILES_OF.get(ks, SPLITK_MIN_K_TILES_PER_CTA * ks)}
     fits = [ks for ks, clusters in room.items() if tiles <= clusters]
     if fits and M <= SPLITK_MAX_M.get(max(fits), 0):
         return "splitk", swapab_token_tile(M, None, splitk_bns(arch, "none")), max(fits)
