@@ -31,8 +31,8 @@ def test_bad_rules_and_shapes_are_refused_before_any_gpu_work():
     assert choice_ab.resolve("fill", 425, 5888, "sm_90a", 132, 512) == ("swapab", 112, 3)
     assert choice_ab.resolve("fill-cg12", 425, 5888, "sm_90a", 132, 512) == ("swapab", 96, 2)
     with pytest.raises(argparse.ArgumentTypeError, match="not N:K"):
-        choice_ab._shapes("4096x2048")
-    assert choice_ab._shapes("4096:2048,8192:1024") == [(4096, 2048), (8192, 1024)]
+        choice_ab.shapes("4096x2048")
+    assert choice_ab.shapes("4096:2048,8192:1024") == [(4096, 2048), (8192, 1024)]
     with pytest.raises(ValueError, match="unknown rule"):
         choice_ab.main(["--shapes", "4096:2048", "--ms", "16", "--rules", "fill,nope"])
 

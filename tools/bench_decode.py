@@ -37,11 +37,9 @@ from codegen.runtime import CacheMissError, DriverError, GemmRsAr  # noqa: E402
 from codegen.runtime.tuning import candidates as sweep_candidates  # noqa: E402
 from codegen.runtime.tuning import table_path, write_table  # noqa: E402
 from baselines import MAX_RELERR, relerr  # noqa: E402  (tools/ is the script's directory)
+from arg_types import ints  # noqa: E402  (tools/ is on sys.path)
 from graph_timing import after_elementwise, interleaved_medians, rotating, weight_copies, weight_of  # noqa: E402
 
-
-def _ints(text: str) -> list[int]:
-    return [int(v) for v in text.split(",") if v]
 
 
 def candidates(M: int, N: int, K: int | None = None) -> list[tuple[str, int | None, int | None]]:
@@ -109,10 +107,10 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     # the table's rows: a call takes the row of the smallest M >= its own, so the grid is fine
     # where the best kernel changes (token tiles 16..256, two token tiles up to 448)
-    ap.add_argument("--ms", type=_ints, default=[16, 24, 32, 48, 64, 80, 96, 112, 128, 144, 160,
+    ap.add_argument("--ms", type=ints, default=[16, 24, 32, 48, 64, 80, 96, 112, 128, 144, 160,
                                                  176, 192, 208, 224, 240, 256, 288, 320, 352, 384,
                                                  448, 512, 1024, 2048])
-    ap.add_argument("--ks", type=_ints, default=[768, 1536, 2304])
+    ap.add_argument("--ks", type=ints, default=[768, 1536, 2304])
     ap.add_argument("--n", type=int, default=7168)
     ap.add_argument("--iters", type=int, default=20)
     ap.add_argument("--replays", type=int, default=10)

@@ -30,16 +30,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tools"))
+from arg_types import ints  # noqa: E402  (tools/ is on sys.path)
 
-
-def _ints(text: str) -> list[int]:
-    return [int(v) for v in text.split(",") if v]
 
 
 def parse_args(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--modes", default="ar,rs")
-    ap.add_argument("--ms", type=_ints, default=[16, 128, 1024])
+    ap.add_argument("--ms", type=ints, default=[16, 128, 1024])
     ap.add_argument("--k", type=int, default=768)
     ap.add_argument("--n", type=int, default=7168)
     ap.add_argument("--calls", type=int, default=200)

@@ -57,6 +57,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from baselines import BASELINES, MAX_RELERR, Unfused, relerr  # noqa: E402  (tools/ is the script's directory)
+from arg_types import ints  # noqa: E402  (tools/ is on sys.path)
 from bench_report import crossovers, markdown_table, plot_png, summarize, text_line, tuning_rows  # noqa: E402
 from graph_timing import after_elementwise, graph_time_us, rotating, weight_copies, weight_of  # noqa: E402
 from link_bound import COPIES, PeerCopy, gbps  # noqa: E402
@@ -68,17 +69,14 @@ KS = [768, 1536, 2304]
 INF = float("inf")  # a failed time: all_reduce MAX keeps it failed on every rank
 
 
-def _ints(text: str) -> list[int]:
-    return [int(v) for v in text.split(",") if v]
-
 
 def parse_args(argv=None):
     from codegen.runtime.symm_env import ALLOW_FLAG_HELP
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--modes", default="rs,ar")
-    ap.add_argument("--ms", type=_ints, default=MS)
-    ap.add_argument("--ks", type=_ints, default=KS, help="K per rank")
+    ap.add_argument("--ms", type=ints, default=MS)
+    ap.add_argument("--ks", type=ints, default=KS, help="K per rank")
     ap.add_argument("--n", type=int, default=7168)
     ap.add_argument("--schedule", choices=list(SCHEDULES), default=None,
                     help="fix the schedule of the 'fused' column (default: dispatch)")

@@ -30,15 +30,13 @@ import torch  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from codegen.runtime import GemmRsAr, VirtualGroup  # noqa: E402
 from graph_timing import graph_time_us  # noqa: E402  (tools/ is the script's directory)
+from arg_types import ints  # noqa: E402  (tools/ is on sys.path)
 
 PART_A_M = [128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768]
 PART_B_M = [128, 1024, 4096, 16384]
 KS = [1024, 2304]
 TPS = [2, 4, 8]
 
-
-def _ints(text: str) -> list[int]:
-    return [int(v) for v in text.split(",") if v]
 
 
 def rand(shape):
@@ -152,9 +150,9 @@ def part_b(ms, ks, tps, modes, N, iters, replays) -> list[dict]:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--part", choices=["a", "b", "ab"], default="ab")
-    ap.add_argument("--m", type=_ints, default=None, help="comma-separated M values")
-    ap.add_argument("--k", type=_ints, default=KS, help="K per rank (default 1024,2304)")
-    ap.add_argument("--tp", type=_ints, default=TPS, help="part b: tp values (default 2,4,8)")
+    ap.add_argument("--m", type=ints, default=None, help="comma-separated M values")
+    ap.add_argument("--k", type=ints, default=KS, help="K per rank (default 1024,2304)")
+    ap.add_argument("--tp", type=ints, default=TPS, help="part b: tp values (default 2,4,8)")
     ap.add_argument("--mode", default="rs,ar", help="part b: rs,ar")
     ap.add_argument("--n", type=int, default=7168)
     ap.add_argument("--iters", type=int, default=20, help="launches per captured graph")

@@ -15,9 +15,8 @@ import json
 import os
 import tempfile
 
+from arg_types import ints  # tools/ is the script's directory
 
-def _ints(text: str) -> list[int]:
-    return [int(v) for v in text.split(",") if v]
 
 
 def kernels_of(trace_path: str) -> list[dict]:
@@ -38,8 +37,8 @@ def kernels_of(trace_path: str) -> list[dict]:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--ms", type=_ints, default=[16, 32, 64, 128, 256, 512])
-    ap.add_argument("--ks", type=_ints, default=[768, 1536, 2304])
+    ap.add_argument("--ms", type=ints, default=[16, 32, 64, 128, 256, 512])
+    ap.add_argument("--ks", type=ints, default=[768, 1536, 2304])
     ap.add_argument("--n", type=int, default=7168)
     ap.add_argument("--json", help="write every row here")
     args = ap.parse_args(argv)

@@ -48,20 +48,19 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tools"))
+from arg_types import ints  # noqa: E402  (tools/ is on sys.path)
 
 BUILD = ("codegen build --tp {tp} --arch sm_90a --transport unicast --schedule tile --trace "
          "--cache-dir generated/trace")
 
 
-def _ints(text: str) -> list[int]:
-    return [int(v) for v in text.split(",") if v]
-
 
 def parse_args(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--modes", default="rs,ar")
-    ap.add_argument("--ms", type=_ints, default=[4096, 16384])
-    ap.add_argument("--ks", type=_ints, default=[768, 2304], help="K per rank")
+    ap.add_argument("--ms", type=ints, default=[4096, 16384])
+    ap.add_argument("--ks", type=ints, default=[768, 2304], help="K per rank")
     ap.add_argument("--n", type=int, default=7168)
     ap.add_argument("--bn", type=int, default=None, help="fix BN (default: as the benchmark)")
     ap.add_argument("--cta-group", type=int, default=None, help="fix the CTA group")

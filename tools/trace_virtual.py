@@ -21,21 +21,20 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from arg_types import ints  # noqa: E402  (tools/ is on sys.path)
 
 KEYS = ("kernel_us", "gemm_done_us", "tail_us", "p1_tail_global_us", "entry_skew_us", "gemm_us",
         "publish_wait_us", "phase1_wait_us", "phase2_wait_us", "comm_tail_us")
 
-
-def _ints(text: str) -> list[int]:
-    return [int(v) for v in text.split(",") if v]
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--tp", type=int, default=2)
     ap.add_argument("--modes", default="rs,ar")
-    ap.add_argument("--ks", type=_ints, default=[768, 2304])
-    ap.add_argument("--ms", type=_ints, default=[4096, 16384])
+    ap.add_argument("--ks", type=ints, default=[768, 2304])
+    ap.add_argument("--ms", type=ints, default=[4096, 16384])
     ap.add_argument("--n", type=int, default=7168)
     ap.add_argument("--json", type=Path)
     a = ap.parse_args(argv)

@@ -35,6 +35,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tools"))
+from arg_types import ints, shapes  # noqa: E402  (tools/ is on sys.path)
 
 from codegen import contract  # noqa: E402
 from codegen.runtime import dispatch  # noqa: E402
@@ -46,18 +47,7 @@ _SPLITK = re.compile(r"^splitk-c([24])$")
 MAX_RELERR = 2e-2
 
 
-def _ints(text: str) -> list[int]:
-    return [int(v) for v in text.split(",") if v]
 
-
-def _shapes(text: str) -> list[tuple[int, int]]:
-    out = []
-    for item in text.split(","):
-        n, sep, k = item.partition(":")
-        if not sep or not n.isdigit() or not k.isdigit():
-            raise argparse.ArgumentTypeError(f"shape '{item}' is not N:K (e.g. 4096:2048)")
-        out.append((int(n), int(k)))
-    return out
 
 
 def rules_choice(M: int, N: int, arch: str, sm_budget: int, land_rows: int):
@@ -129,8 +119,8 @@ def label(choice) -> str:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--shapes", type=_shapes, required=True, help="N:K,N:K,...")
-    ap.add_argument("--ms", type=_ints, required=True)
+    ap.add_argument("--shapes", type=shapes, required=True, help="N:K,N:K,...")
+    ap.add_argument("--ms", type=ints, required=True)
     ap.add_argument("--rules", default="rules,fill")
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--iters", type=int, default=20)

@@ -29,7 +29,8 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tools"))
 
-from choice_ab import _FIXED, MAX_RELERR, _ints, _shapes  # noqa: E402  (the same argument forms)
+from arg_types import ints, shapes  # noqa: E402
+from choice_ab import _FIXED, MAX_RELERR  # noqa: E402
 
 
 def parse_choice(text: str) -> dict:
@@ -46,8 +47,8 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--modes", default="rs,ar")
     ap.add_argument("--tp", type=int, default=2)
-    ap.add_argument("--shapes", type=_shapes, required=True, help="N:K,N:K,...")
-    ap.add_argument("--ms", type=_ints, required=True)
+    ap.add_argument("--shapes", type=shapes, required=True, help="N:K,N:K,...")
+    ap.add_argument("--ms", type=ints, required=True)
     ap.add_argument("--choices", default="default,swapab64c2")
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--iters", type=int, default=10)

@@ -27,10 +27,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tools"))
+from arg_types import ints  # noqa: E402  (tools/ is on sys.path)
 
-
-def _ints(text: str) -> list[int]:
-    return [int(v) for v in text.split(",") if v]
 
 
 def kernel_records(trace_path: str) -> list[tuple[float, float, str]]:
@@ -89,8 +87,8 @@ def profile_graph(fn, iters: int, replays: int) -> tuple[list[tuple[float, float
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--ms", type=_ints, default=[176, 352, 384, 512])
-    ap.add_argument("--ks", type=_ints, default=[2304])
+    ap.add_argument("--ms", type=ints, default=[176, 352, 384, 512])
+    ap.add_argument("--ks", type=ints, default=[2304])
     ap.add_argument("--n", type=int, default=7168)
     ap.add_argument("--iters", type=int, default=20)
     ap.add_argument("--replays", type=int, default=10)

@@ -20,7 +20,8 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tools"))
 
-from choice_ab import MAX_RELERR, _ints, _shapes  # noqa: E402  (the same argument forms)
+from arg_types import ints, shapes  # noqa: E402
+from choice_ab import MAX_RELERR  # noqa: E402
 from codegen import contract  # noqa: E402
 
 
@@ -43,8 +44,8 @@ def layouts(torch, x, w, K: int) -> dict:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--shapes", type=_shapes, required=True, help="N:K,N:K,...")
-    ap.add_argument("--ms", type=_ints, required=True)
+    ap.add_argument("--shapes", type=shapes, required=True, help="N:K,N:K,...")
+    ap.add_argument("--ms", type=ints, required=True)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--iters", type=int, default=20)
     ap.add_argument("--replays", type=int, default=10)

@@ -4,7 +4,8 @@
 # token tile 256, which store their tile in passes since then and never ran across GPUs:
 # tests/multigpu/run_correctness.py's fixed cases). Eighth session: its fuzz cases now also
 # draw K no multiple of 64 and pass x / W as row-strided views (a quarter of the cases each;
-# neither has run across GPUs yet).
+# neither has run across GPUs yet). Ninth session: `decode` added (issue 9's target table);
+# still not run (no x2 lent).
 # Replaces the fourth session's next_x2.sh (never run; removed: same `large` and `smalln`, here
 # with `check` and `splitk` added). Build here first (CPU, ~2 min), narrowed so the carry stays
 # under 64 MiB with the checkout (~37 MB), cubins only:
@@ -19,6 +20,7 @@
 #       --arch sm_90a --transport unicast --schedule tile --mode rs,ar   (before the grouped order)
 # then carry `cache_tp2` and run:
 #   bash docs/results/2026-12-01_h200_splitk/next_x2.sh check    (~1 min: correctness, splitk on real ranks first time)
+#   bash docs/results/2026-12-01_h200_splitk/next_x2.sh decode   (~6 min: issue 9's table, N 7168)
 #   bash docs/results/2026-12-01_h200_splitk/next_x2.sh splitk   (~3 min: fused splitk at small N)
 #   bash docs/results/2026-12-01_h200_splitk/next_x2.sh smalln   (~4 min: fused decode at N 4096)
 #   bash docs/results/2026-12-01_h200_splitk/next_x2.sh large    (~8 min: issue 10, 3 builds A/B)
@@ -58,12 +60,19 @@ case "${1:-}" in
         --ms 64,128,256,384,512 --rounds 3 $fix --json $R/smalln_$tag.json > $R/smalln_$tag.txt 2>&1
       echo "smalln $tag rc=$? $(( $(date +%s)-T0 ))s"; grep -E "^\s+(rs|ar) " $R/smalln_$tag.txt | cut -c1-110
     done ;;
+  decode)
+    # issue 9's target table (fused rs / ar at TP2 against the best unfused path, decode M):
+    # not timed across two GPUs since the fourth session; every decode change since then
+    # (token tile 144..224 rules, the wide rs/ar kernels, the fused fill rule) is in it
+    timeout 400 $TR tools/bench_multi_gpu.py --modes rs,ar --n 7168 --ks 768,1536,2304 \
+      --ms 16,32,64,128,256,512 --rounds 3 --json $R/decode.json > $R/decode.txt 2>&1
+    echo "decode rc=$? $(( $(date +%s)-T0 ))s"; grep -E "^\s+(rs|ar) " $R/decode.txt | cut -c1-110 ;;
   large)
     timeout 570 python3 tools/ab_time.py --side new=cache_tp2 --side prev=cache_tp2/ab_prev \
       --side old=cache_tp2/ab_old --reps 2 --timeout 90 --out $R/large -- $TR \
       tools/bench_multi_gpu.py --modes rs,ar --ms 2048,8192,32768 --ks 768,2304 --link-mib 512 \
       --replays 10 --no-ours-gemm --schedule tile --json {json}
     echo "large-M done $(( $(date +%s)-T0 ))s" ;;
-  *) echo "next_x2.sh: say check, splitk, smalln or large" >&2; exit 64 ;;
+  *) echo "next_x2.sh: say check, decode, splitk, smalln or large" >&2; exit 64 ;;
 esac
 cd $OUT && tar czf r.tgz r && rm -rf r
