@@ -2,15 +2,15 @@
 """Random shapes, call patterns and bad inputs on one GPU (virtual ranks): a script, not a test.
 
 Each case draws a mode (none / rs / ar), a TP (2/4/8 virtual ranks), N (a multiple of 128, or
-in a fifth of the cases of 64 only, sm_90a), K
-(a multiple of 64, or in a quarter of the cases of 8 only), max_M, a fixed or dispatched
-(schedule, bn, cta_group), sometimes an odd SM budget, then calls the op on a sequence of M
-values (edges of token tiles, row tiles and the landing rows, and random ones, forward then
-back) with NaN-poisoned outputs and checks each against an fp32 reference with the GPU tests'
-tolerance (tests/gpu/gpu_common.py); a quarter of the cases pass x and the weights as
-row-strided views (NaN in the gaps). Between calls it slips in bad inputs, each of which must
-raise InputError before any launch (the next valid call must still be right), and once per case
-it captures a CUDA graph and replays it on fresh inputs. A failure prints the case and its seed; `--seed S --cases 1` draws it again.
+in a fifth of the cases of 64 only, sm_90a), K (a multiple of 64, or in a quarter of the cases
+of 8 only), max_M, a fixed or dispatched (schedule, bn, cta_group), sometimes an odd SM budget,
+then calls the op on a sequence of M values (edges of token tiles, row tiles and the landing
+rows, and random ones, forward then back) with NaN-poisoned outputs and checks each against an
+fp32 reference with the GPU tests' tolerance (tests/gpu/gpu_common.py); a quarter of the cases
+pass x and the weights as row-strided views (NaN in the gaps). Between calls it slips in bad
+inputs, each of which must raise InputError before any launch (the next valid call must still be
+right), and once per case it captures a CUDA graph and replays it on fresh inputs. A failure
+prints the case and its seed; `--seed S --cases 1` draws it again.
 
     PYTHONPATH=. CUDA_DEVICE_MAX_CONNECTIONS=32 python3 tools/fuzz_gpu.py --cases 200 --json out/fuzz.json
 

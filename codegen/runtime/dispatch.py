@@ -367,11 +367,10 @@ FILL_BUSY_MARGIN = 1.1
 #: 1 / 16 / 64): 1.14x-1.26x at M = 1, 1.00x-1.07x at M = 16, 0.99x-1.08x at M = 64, so clusters
 #: of 2 from 25 k-tiles (K > 1536; at K 1536 the eighth session saw 0.98x-1.01x at M 16 / 64);
 #: 24 held-out points (8 random shapes, N 1600..2944) 0.93x-1.20x the old pick, geometric mean
-#: 1.09x (BENCHMARKS.md, ninth session). Clusters of 4 keep SPLITK_MIN_K_TILES_PER_CTA (16 per
-#: CTA: K > 4032).
+#: 1.09x (BENCHMARKS.md, ninth session). Clusters of 4 keep 16 k-tiles per CTA (K > 4032).
 SPLITK_MAX_W_TILES = 56          # N / 64 at most (N <= 3584)
-SPLITK_MIN_K_TILES = 25          # k-tiles at least (K > 1536), for any cluster size
-SPLITK_MIN_K_TILES_OF = {2: 25}  # ... per cluster size, where not SPLITK_MIN_K_TILES_PER_CTA x it
+#: k-tiles at least per cluster size: 2 from K > 1536, 4 at SPLITK_MIN_K_TILES_PER_CTA each
+SPLITK_MIN_K_TILES = {2: 25, 4: 4 * SPLITK_MIN_K_TILES_PER_CTA}
 SPLITK_SPREAD_MIN_K_TILES = 44   # ... for the spread clause (K > 2752)
 SPLITK_MAX_M = {4: 192, 2: 64}   # per cluster size (4: 128 until token tiles 160 / 192)
 #: Past those, where the splitk kernels spread (W tile, token tile) pairs over their clusters
@@ -390,17 +389,15 @@ def choose_splitk(M: int, N: int, K: int, arch: str, sm_budget: int,
     """The splitk choice of the wave-fill rule, or None where it does not pay (see above): M's
     token tile with the largest cluster size the op can load (`cluster_slots`: cluster size ->
     clusters the device holds at once) whose clusters cover every W tile in one wave and whose
-    CTAs each get SPLITK_MIN_K_TILES_PER_CTA k-tiles, for M up to that size's SPLITK_MAX_M;
+    K has that size's SPLITK_MIN_K_TILES k-tiles, for M up to that size's SPLITK_MAX_M;
     past it, where the kernels spread their token tiles (`spread` False: never, for probes),
     clusters of SPLITK_SPREAD_KS at token tile SPLITK_SPREAD_BT while every (W tile, token tile)
     pair gets a cluster at once."""
     tiles, k_tiles = N // SWAPAB_BM, k_tiles_of(K)
-    if (arch not in SCHEDULE_ARCHS.get("splitk", ()) or tiles > SPLITK_MAX_W_TILES
-            or k_tiles < SPLITK_MIN_K_TILES):
+    if arch not in SCHEDULE_ARCHS.get("splitk", ()) or tiles > SPLITK_MAX_W_TILES:
         return None
     room = {ks: min(slots, sm_budget // ks) for ks, slots in cluster_slots.items()
-            if ks in SPLITK_CTA_GROUPS
-            and k_tiles >= SPLITK_MIN_K_TILES_OF.get(ks, SPLITK_MIN_K_TILES_PER_CTA * ks)}
+            if ks in SPLITK_CTA_GROUPS and k_tiles >= SPLITK_MIN_K_TILES[ks]}
     fits = [ks for ks, clusters in room.items() if tiles <= clusters]
     if fits and M <= SPLITK_MAX_M.get(max(fits), 0):
         return "splitk", swapab_token_tile(M, None, splitk_bns(arch, "none")), max(fits)

@@ -234,8 +234,9 @@ class RowParallelLinear(torch.nn.Module):
 
     `weight`: this rank's shard [N, K] (bf16, on this rank's GPU for the fused path; row-major:
     contiguous, or rows a multiple of 8 elements apart, e.g. a [:, :K] view of a buffer whose
-    rows are 64-aligned, which the kernels read fastest when K is no multiple of 64). Construction is collective (see TPContext). `last_path` is 'fused' or 'unfused'
-    after a call; `fallback_reason` says why this layer never takes the fused path (or None).
+    rows are 64-aligned, which the kernels read fastest when K is no multiple of 64).
+    Construction is collective (see TPContext). `last_path` is 'fused' or 'unfused' after a
+    call; `fallback_reason` says why this layer never takes the fused path (or None).
     """
 
     def __init__(self, weight: torch.Tensor, ctx: TPContext):

@@ -29,16 +29,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "gpu"))  # gpu_common: the shared tolerance
+sys.path.insert(0, str(ROOT / "tools"))          # arg_types, fuzz_gpu
 
+from arg_types import ints  # noqa: E402
 from codegen import contract  # noqa: E402  (standard library only; after the path setup)
 
 MS = [1, 127, 128, 257, 4096, 8205, 32768]
 KS = [768, 1536, 2304]
 CONFIGS = [(bn, cg) for bn in contract.BNS for cg in contract.CTA_GROUPS]
-
-
-def _ints(text: str) -> list[int]:
-    return [int(v) for v in text.split(",") if v]
 
 
 def _configs(text: str) -> list[tuple[int, int]]:
@@ -55,8 +53,8 @@ def parse_args(argv=None):
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--modes", default="rs,ar")
-    ap.add_argument("--ms", type=_ints, default=MS, help="M values (default: issue 4's list)")
-    ap.add_argument("--ks", type=_ints, default=KS, help="K per rank")
+    ap.add_argument("--ms", type=ints, default=MS, help="M values (default: issue 4's list)")
+    ap.add_argument("--ks", type=ints, default=KS, help="K per rank")
     ap.add_argument("--n", type=int, default=7168)
     ap.add_argument("--configs", type=_configs, default=CONFIGS, help="BNxCG list, e.g. 128x1,256x2")
     ap.add_argument("--no-dispatch", action="store_true", help="skip the dispatching op's sweep")
@@ -324,7 +322,6 @@ def _fuzz(R, args, torch, dist, device, one_call, recover_fn, GemmRsAr, SymmMemG
     and bad inputs that must raise InputError on every rank with the next call still right."""
     import random
 
-    sys.path.insert(0, str(ROOT / "tools"))
     from fuzz_gpu import bad_inputs, draw_case, run_sequence
 
     from codegen.runtime import InputError

@@ -47,9 +47,6 @@ _SPLITK = re.compile(r"^splitk-c([24])$")
 MAX_RELERR = 2e-2
 
 
-
-
-
 def rules_choice(M: int, N: int, arch: str, sm_budget: int, land_rows: int):
     """What op.choice picked for mode none without a table before the wave-fill rule."""
     schedule = dispatch.choose_schedule(M, arch, land_rows, None, "none")
