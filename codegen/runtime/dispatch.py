@@ -368,9 +368,26 @@ FILL_BUSY_MARGIN = 1.1
 #: of 2 from 25 k-tiles (K > 1536; at K 1536 the eighth session saw 0.98x-1.01x at M 16 / 64);
 #: 24 held-out points (8 random shapes, N 1600..2944) 0.93x-1.20x the old pick, geometric mean
 #: 1.09x (BENCHMARKS.md, ninth session). Clusters of 4 keep 16 k-tiles per CTA (K > 4032).
-SPLITK_MAX_W_TILES = 56          # N / 64 at most (N <= 3584)
-#: k-tiles at least per cluster size: 2 from K > 1536, 4 at SPLITK_MIN_K_TILES_PER_CTA each
-SPLITK_MIN_K_TILES = {2: 25, 4: 4 * SPLITK_MIN_K_TILES_PER_CTA}
+#: Tenth session: the eighth and ninth fits were made against a decode kernel slowed by 0.5-1.2
+#: us (the ragged-K commit's k-tile count changed its SASS; restored, templates/sm90_swapab.py.j2).
+#: Against the restored kernel (one H200, worse of warm and cold; 120 points N 1536..3584 x K
+#: 1600..5120 x M 1/16/32/64, and 24 at 8 random shapes N 1344..3008, K 1568..2736, mostly no
+#: multiple of 64, whose misaligned rows slow the one-CTA-per-W-tile kernel more) the bound that
+#: picked best over both sets was 34..39 k-tiles (geometric mean of pick / better of the two
+#: 0.994-0.996, worst point 0.91x; 25: 0.974, worst 0.84x; 44: 0.987, worst 0.86x). 36, held out
+#: at 8 more random shapes (24 points): 1.018x the old bound's picks (0.92x-1.16x), 0.983 of the
+#: better of the two; every point at 34..35 k-tiles (six, over both random sets) took splitk
+#: 1.03x-1.09x faster, so the bound is 34 (K > 2112; that last step is not held out).
+SPLITK_MAX_W_TILES = 56          # N / 64 at most (N <= 3584) ...
+#: k-tiles at least per cluster size: 2 from K > 2112, 4 at SPLITK_MIN_K_TILES_PER_CTA each
+SPLITK_MIN_K_TILES = {2: 34, 4: 4 * SPLITK_MIN_K_TILES_PER_CTA}
+#: ... and up to 64 W tiles (N 3648..4096, within the 66 clusters of 2 an H200 holds) from this
+#: many k-tiles (K > 3520). Tenth session, one H200, N 3712..4096 x K 2816..14336 x M 1/16/32/64
+#: against the decode kernel: from K 3584 geometric mean 1.047x (64 points, 0.95x-1.23x; at K
+#: 7168 0.95x-1.04x), at K 2816 0.94x-1.08x. Held out at 6 random shapes (N 3648..3840, K
+#: 4024..16280, 18 points): 1.115x the decode kernel (0.99x-1.23x).
+SPLITK_WIDE_MAX_W_TILES = 64
+SPLITK_WIDE_MIN_K_TILES = 56
 SPLITK_SPREAD_MIN_K_TILES = 44   # ... for the spread clause (K > 2752)
 SPLITK_MAX_M = {4: 192, 2: 64}   # per cluster size (4: 128 until token tiles 160 / 192)
 #: Past those, where the splitk kernels spread (W tile, token tile) pairs over their clusters
@@ -394,7 +411,8 @@ def choose_splitk(M: int, N: int, K: int, arch: str, sm_budget: int,
     clusters of SPLITK_SPREAD_KS at token tile SPLITK_SPREAD_BT while every (W tile, token tile)
     pair gets a cluster at once."""
     tiles, k_tiles = N // SWAPAB_BM, k_tiles_of(K)
-    if arch not in SCHEDULE_ARCHS.get("splitk", ()) or tiles > SPLITK_MAX_W_TILES:
+    if arch not in SCHEDULE_ARCHS.get("splitk", ()) or tiles > SPLITK_WIDE_MAX_W_TILES or (
+            tiles > SPLITK_MAX_W_TILES and k_tiles < SPLITK_WIDE_MIN_K_TILES):
         return None
     room = {ks: min(slots, sm_budget // ks) for ks, slots in cluster_slots.items()
             if ks in SPLITK_CTA_GROUPS and k_tiles >= SPLITK_MIN_K_TILES[ks]}
