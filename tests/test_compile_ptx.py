@@ -199,10 +199,15 @@ def test_arch_instructions(built, v):
     assert len(re.findall(r"prefetch\.tensormap", ptx)) >= len(contract.tma_operands(v.arch, v.schedule))
 
 
-def _hgmma_lines(cubin) -> list[str]:
+def _sass_lines(cubin, marker: str) -> list[str]:
+    """The SASS lines of `cubin` (nvdisasm) that contain `marker`."""
     sass = subprocess.run([str(binutils.require_tool("nvdisasm")), "-c", str(cubin)],
                           capture_output=True, text=True, check=True).stdout
-    return [line for line in sass.splitlines() if "HGMMA." in line]
+    return [line for line in sass.splitlines() if marker in line]
+
+
+def _hgmma_lines(cubin) -> list[str]:
+    return _sass_lines(cubin, "HGMMA.")
 
 
 @pytest.mark.parametrize("v", [v for v in VARIANTS if v.arch == "sm_90a"], ids=lambda v: v.name)
@@ -226,6 +231,23 @@ def test_wgmma_pipelined(report, v):
         assert len(lines) == waits * per_group, (
             f"{waits} of {len(lines)} HGMMAs wait for themselves; pipelined, one in each group "
             f"of {per_group}")
+
+
+@pytest.mark.parametrize("v", [v for v in VARIANTS if v.arch == "sm_90a" and v.mode == "none"
+                               and v.schedule == "swapab"], ids=lambda v: v.name)
+def test_decode_waits_keep_uniform_addresses(report, v):
+    """The mode-none decode kernels' producer waits on its stage barriers through uniform
+    registers (`SYNCS.PHASECHK... [UR..]`, the retry branched out of line). From the ragged-K
+    commit until 2026-12-01 (tenth session) the k-tile count was written (K + BK - 1) // BK and
+    ptxas addressed every wait through per-thread registers with inline retry loops: no wait
+    on UR, and the kernels ran 0.5-1.2 us slower at decode sizes (BENCHMARKS.md). The rs/ar
+    and splitk kernels kept uniform waits either way; the tile template's mode-none kernels
+    have none, and moving them there measured no faster, so they are not held to it."""
+    waits = _sass_lines(report.entries[v].file("kernel.cubin"), "SYNCS.PHASECHK")
+    assert waits, "no mbarrier wait in a decode kernel"
+    assert any("[UR" in line for line in waits), (
+        f"all {len(waits)} mbarrier waits address shared memory through per-thread registers: "
+        f"the layout that cost the decode kernels 0.5-1.2 us (see the docstring)")
 
 
 @pytest.mark.parametrize("v", [v for v in VARIANTS if v.schedule == "swapab"
