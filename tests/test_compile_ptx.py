@@ -234,15 +234,16 @@ def test_wgmma_pipelined(report, v):
 
 
 @pytest.mark.parametrize("v", [v for v in VARIANTS if v.arch == "sm_90a" and v.mode == "none"
-                               and v.schedule == "swapab"], ids=lambda v: v.name)
+                               and v.schedule in ("swapab", "splitk")], ids=lambda v: v.name)
 def test_decode_waits_keep_uniform_addresses(report, v):
-    """The mode-none decode kernels' producer waits on its stage barriers through uniform
-    registers (`SYNCS.PHASECHK... [UR..]`, the retry branched out of line). From the ragged-K
-    commit until 2026-12-01 (tenth session) the k-tile count was written (K + BK - 1) // BK and
-    ptxas addressed every wait through per-thread registers with inline retry loops: no wait
-    on UR, and the kernels ran 0.5-1.2 us slower at decode sizes (BENCHMARKS.md). The rs/ar
-    and splitk kernels kept uniform waits either way; the tile template's mode-none kernels
-    have none, and moving them there measured no faster, so they are not held to it."""
+    """The mode-none decode kernels' (swapab, splitk) producers wait on their stage barriers
+    through uniform registers (`SYNCS.PHASECHK... [UR..]`, the retry branched out of line).
+    From the ragged-K commit until 2026-12-01 (tenth session) the k-tile count was written
+    (K + BK - 1) // BK and ptxas addressed every wait of the swapab kernels through per-thread
+    registers with inline retry loops: no wait on UR, and they ran 0.5-1.2 us slower at decode
+    sizes (BENCHMARKS.md). The rs/ar and splitk kernels kept uniform waits either way; the tile
+    template's mode-none kernels have none, and moving them there measured no faster, so they
+    are not held to it."""
     waits = _sass_lines(report.entries[v].file("kernel.cubin"), "SYNCS.PHASECHK")
     assert waits, "no mbarrier wait in a decode kernel"
     assert any("[UR" in line for line in waits), (
