@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import shutil
+import subprocess
 from pathlib import Path
 
 #: tool -> the pip package that ships it
@@ -67,3 +68,18 @@ def require_tool(name: str) -> Path:
             f"run pip install {package}"
         )
     return path
+
+
+class DisassemblyFailed(RuntimeError):
+    """nvdisasm ran and refused the cubin; the message has its first error line."""
+
+
+def disassemble(cubin: Path) -> str:
+    """The SASS of `cubin` (``nvdisasm -c``): ToolNotFound without nvdisasm, DisassemblyFailed
+    when it refuses the file."""
+    proc = subprocess.run([str(require_tool("nvdisasm")), "-c", str(cubin)],
+                          capture_output=True, text=True)
+    if proc.returncode != 0:
+        first = (proc.stderr.strip().splitlines() or ["(no message)"])[0]
+        raise DisassemblyFailed(f"nvdisasm failed on {cubin}: {first}")
+    return proc.stdout

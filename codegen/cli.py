@@ -11,7 +11,6 @@ import json
 import logging
 import math
 import os
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -368,14 +367,13 @@ def _cmd_inspect(args, cache) -> int:
     elif what == "ptx":
         sys.stdout.write(entry.file("kernel.ptx").read_text(encoding="utf-8", errors="replace"))
     elif what == "sass":
-        from codegen.binutils import require_tool
+        from codegen.binutils import DisassemblyFailed, disassemble
 
-        proc = subprocess.run([str(require_tool("nvdisasm")), "-c", str(entry.file("kernel.cubin"))],
-                              capture_output=True, text=True)
-        if proc.returncode != 0:
-            _error(f"{variant.name}: nvdisasm failed: {proc.stderr.strip().splitlines()[:1]}")
+        try:
+            sys.stdout.write(disassemble(entry.file("kernel.cubin")))
+        except DisassemblyFailed as e:
+            _error(f"{variant.name}: {e}")
             return 1
-        sys.stdout.write(proc.stdout)
     elif what == "resources":
         resources = entry.meta.get("resources")
         if not resources:

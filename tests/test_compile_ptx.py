@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 
 import pytest
 
@@ -201,9 +200,7 @@ def test_arch_instructions(built, v):
 
 def _sass_lines(cubin, marker: str) -> list[str]:
     """The SASS lines of `cubin` (nvdisasm) that contain `marker`."""
-    sass = subprocess.run([str(binutils.require_tool("nvdisasm")), "-c", str(cubin)],
-                          capture_output=True, text=True, check=True).stdout
-    return [line for line in sass.splitlines() if marker in line]
+    return [line for line in binutils.disassemble(cubin).splitlines() if marker in line]
 
 
 def _hgmma_lines(cubin) -> list[str]:

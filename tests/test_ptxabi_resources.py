@@ -109,3 +109,15 @@ def test_tool_discovery(monkeypatch, tmp_path):
     if not Path("/usr/local/cuda/bin/nvdisasm").exists():
         with pytest.raises(tools.ToolNotFound, match="pip install nvidia-cuda-nvdisasm"):
             tools.require_tool("nvdisasm")
+
+
+def test_disassemble(tiny_dir, tmp_path):
+    """binutils.disassemble: the SASS of a real cubin; a file nvdisasm refuses raises
+    DisassemblyFailed naming it (codegen inspect --sass prints that)."""
+    if tools.find_tool("nvdisasm") is None:
+        pytest.skip("needs nvdisasm (pip install nvidia-cuda-nvdisasm)")
+    assert "EXIT" in tools.disassemble(tiny_dir / "tiny.cubin")
+    bad = tmp_path / "bad.cubin"
+    bad.write_bytes(b"not a cubin at all")
+    with pytest.raises(tools.DisassemblyFailed, match="nvdisasm failed on .*bad.cubin"):
+        tools.disassemble(bad)

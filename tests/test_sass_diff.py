@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from codegen import binutils
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
 import sass_diff  # noqa: E402
 
@@ -55,7 +57,7 @@ def _root(base: Path, cubin: Path) -> Path:
 def test_real_cubin_end_to_end(tiny_dir, tmp_path, capsys):
     pytest.importorskip("cutlass")
     try:
-        sass_diff.require_tool("nvdisasm")
+        binutils.require_tool("nvdisasm")
     except Exception as e:  # noqa: BLE001 - the tool's own error names what to install
         pytest.skip(str(e))
     cubin = tiny_dir / "tiny.cubin"

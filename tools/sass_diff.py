@@ -24,14 +24,13 @@ from __future__ import annotations
 
 import argparse
 import re
-import subprocess
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from codegen.binutils import require_tool  # noqa: E402
+from codegen.binutils import disassemble  # noqa: E402
 from codegen.resources import resources_from_cubin  # noqa: E402
 
 #: (column, what it counts): the structural counts, in print order
@@ -80,9 +79,7 @@ def newest_cubins(root: Path) -> dict[str, Path]:
 
 
 def kernel_stats(cubin: Path) -> dict[str, int]:
-    sass = subprocess.run([str(require_tool("nvdisasm")), "-c", str(cubin)], capture_output=True,
-                          text=True, check=True).stdout
-    stats = sass_stats(sass)
+    stats = sass_stats(disassemble(cubin))
     kernels = resources_from_cubin(cubin.read_bytes())["kernels"]
     stats["regs"] = max((k.get("registers", 0) for k in kernels.values()), default=0)
     return stats
