@@ -18,7 +18,7 @@ from pathlib import Path
 from codegen import env as envmod
 from codegen.entry_format import manifest_paths
 from codegen.contract import (ALL_CTA_GROUPS, SPLITK_BNS, SPLITK_CTA_GROUPS, SPLITK_EXTRA_BNS,
-                              SWAPAB_CG3_BNS, SWAPAB_EXTRA_BNS)
+                              SWAPAB_CG3_BNS, SWAPAB_EXTRA_BNS, TILE_EXTRA_BNS, tile_bns)
 from codegen.spec import (ARCHS, BNS, MODES, SCHEDULES, SWAPAB_ALL_BNS, SWAPAB_BNS, TPS, TRANSPORTS, SpecError,
                           Variant, deployment_matrix)
 
@@ -121,9 +121,10 @@ def _matrix_args(p: argparse.ArgumentParser, tp_required: bool) -> None:
     p.add_argument("--mode", type=_csv(str, MODES), default=MODES, help="default: rs,ar,none")
     p.add_argument("--transport", type=_csv(str, TRANSPORTS), default=TRANSPORTS,
                    help="default: multicast,unicast")
-    p.add_argument("--bn", type=_csv(int, tuple(sorted(set(BNS) | set(SWAPAB_ALL_BNS)))), default=None,
+    p.add_argument("--bn", type=_csv(int, tuple(sorted(set(tile_bns(None, 'none')) | set(SWAPAB_ALL_BNS)))), default=None,
                    help="tile widths (default: every one of each schedule: tile "
                         f"{','.join(map(str, BNS))} (a width serves only an N it divides); "
+                        f"{_extra_bns_help(TILE_EXTRA_BNS)}; "
                         f"swapab token tiles {','.join(map(str, SWAPAB_BNS))}; {_extra_bns_help()}; "
                         f"splitk {','.join(map(str, SPLITK_BNS))}; "
                         f"{_extra_bns_help(SPLITK_EXTRA_BNS)})")

@@ -41,6 +41,15 @@ TRANSPORTS = ("multicast", "unicast")
 #: short last wave (N = 7168, M = 512: 4 x 32 = 128 tiles on 132 SMs against 4 x 28 = 112); a
 #: width is usable only where N is a multiple of it (the dispatcher checks).
 BNS = (128, 224, 256)
+#: ...and, mode none on sm_90a, 160 and 192, for the N that 128 / 224 / 256 cut into a short
+#: last wave or do not divide at all: N 5120 at M 512 is 4 x 32 = 128 tiles of 160 on 132 SMs
+#: (256: 80, 128: 160), N 3072 at M 1024 8 x 16 = 128 tiles of 192 (256: 96, 128: 192), and N
+#: 2880 (gpt-oss) is a multiple of neither 128 nor 224, so without them the op served it at M <=
+#: 512 only. One H200 (BENCHMARKS.md, 2026-12-01 eleventh session): N 5120 M 512..1024 0.83x-0.91x
+#: torch.mm -> 0.96x-1.06x, N 3072 K 8192 M 1024 0.72x -> 0.99x. The dispatcher weighs them
+#: where they divide N (tile_widths). rs/ar keep BNS (their flags and workspace are sized by
+#: MIN_BN tiles; not measured across GPUs).
+TILE_EXTRA_BNS = {"sm_90a": {"none": (160, 192)}}
 CTA_GROUPS = (1, 2)
 TPS = (2, 4, 8, 16)
 DTYPES = ("bf16",)
@@ -124,7 +133,13 @@ def schedule_bns(arch: str | None, mode: str, schedule: str) -> tuple[int, ...]:
         return splitk_bns(arch, mode)
     if schedule == "swapab":
         return swapab_bns(arch, mode)
-    return BNS
+    return tile_bns(arch, mode)
+
+
+def tile_bns(arch: str | None, mode: str) -> tuple[int, ...]:
+    """Widths of the (arch, mode) tile kernels, ascending (arch None: of any arch): BNS and
+    TILE_EXTRA_BNS."""
+    return _with_extra_bns(BNS, TILE_EXTRA_BNS, arch, mode)
 
 
 def splitk_bns(arch: str | None, mode: str) -> tuple[int, ...]:
@@ -359,10 +374,12 @@ def tile_fits_n(N: int, bn: int) -> bool:
     return N % bn == 0
 
 
-def tile_widths(N: int) -> tuple[int, ...]:
-    """The tile schedule's widths (BNS) that serve N; none where N is no multiple of 128 nor
-    of 224 (the op then serves the decode rows only)."""
-    return tuple(bn for bn in BNS if tile_fits_n(N, bn))
+def tile_widths(N: int, arch: str | None = None, mode: str | None = None) -> tuple[int, ...]:
+    """The widths of the (arch, mode) tile kernels (tile_bns) that serve N; arch or mode None:
+    of the widths every arch and mode has (BNS). None at all where N is a multiple of none of
+    them (e.g. N 2880 in rs/ar: the op then serves the decode rows only)."""
+    bns = BNS if arch is None or mode is None else tile_bns(arch, mode)
+    return tuple(bn for bn in bns if tile_fits_n(N, bn))
 
 
 def choice_fits_n(N: int, schedule: str, bn: int, cta_group: int) -> bool:

@@ -37,7 +37,7 @@ def test_drawn_cases_are_valid_configurations():
         assert case["ms"] and all(1 <= m <= max_M for m in case["ms"])
         assert case["land_rows"] == contract.land_rows(max_M)
         refused += sum(expect_refused(case, m) for m in case["ms"])
-        tiles = any(N % bn == 0 for bn in contract.BNS)
+        tiles = bool(contract.tile_widths(N, "sm_90a", mode))
         assert all(not expect_refused(case, m) for m in case["ms"]
                    if m <= case["land_rows"] or (tiles and case["schedule"] in (None, "tile")))
         if case["cta_group"] == 2 and case["schedule"] == "swapab":

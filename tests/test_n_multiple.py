@@ -29,6 +29,11 @@ def test_which_kernels_serve_n():
     assert contract.decode_fits_n(2944, 2)
     assert [bn for bn in contract.BNS if contract.tile_fits_n(2240, bn)] == [224]
     assert not any(contract.tile_fits_n(2880, bn) for bn in contract.BNS)
+    # ...but mode none on sm_90a has widths 160 and 192 too (contract.TILE_EXTRA_BNS)
+    assert contract.tile_widths(2880, "sm_90a", "none") == (160, 192)
+    assert contract.tile_widths(2880, "sm_90a", "rs") == contract.tile_widths(2880) == ()
+    assert contract.tile_widths(2880, "sm_100a", "none") == ()
+    assert contract.tile_widths(704, "sm_90a", "none") == ()     # 11 x 64
     assert contract.flag_words(64, 64, 2) > 0       # a group of N 64 sizes its flags sanely
 
 
@@ -44,7 +49,14 @@ def test_op_arguments():
         _args(2880, "ar", schedule="swapab", cta_group=2)
     with pytest.raises(InputError, match=r"N = 2880: no tile-schedule width \(128, 224, 256\) "
                                          r"divides it"):
-        _args(2880, schedule="tile")
+        _args(2880, "rs", schedule="tile")
+    _args(2880, schedule="tile")                 # mode none: 160 / 192 on sm_90a
+    _args(2880, schedule="tile", bn=160)
+    with pytest.raises(InputError, match=r"N = 704: no tile-schedule width \(128, 160, 192, 224, "
+                                         r"256\) divides it"):
+        _args(704, schedule="tile")
+    with pytest.raises(InputError, match="N = 2880 must be a positive multiple of 256$"):
+        _args(2880, schedule="tile", bn=256)
     with pytest.raises(InputError, match="N = 2880 must be a positive multiple of 128$"):
         _args(2880, bn=128)
     with pytest.raises(InputError, match="N = 2880 must be a positive multiple of 128 on sm_100a"):
@@ -76,18 +88,25 @@ def test_dispatch_picks_only_kernels_that_serve_n(N):
 
 
 def test_op_serves_decode_rows_only_where_no_tile_width_divides_n():
-    op = GemmRsAr(2048, 2880, 1024, "none", arch="sm_90a", device="cpu", sm_budget=132)
+    op = GemmRsAr(2048, 704, 1024, "none", arch="sm_90a", device="cpu", sm_budget=132)
     assert op.max_served_m == 512
     x = torch.zeros(600, 1024, dtype=torch.bfloat16)
     assert not op.should_run(x) and op.should_run(x[:512])
     for M in (1, 100, 300, 512):
         schedule, bn, cg = op.choice(M)
         assert schedule != "tile" and cg != 2
+    # N 2880 (gpt-oss): widths 160 / 192 serve every M in mode none on sm_90a (eleventh session)
+    full = GemmRsAr(2048, 2880, 1024, "none", arch="sm_90a", device="cpu", sm_budget=132)
+    assert full.max_served_m == 2048 and full.should_run(x)
+    for M in (513, 600, 1024, 2048):
+        schedule, bn, cg = full.choice(M)
+        assert schedule == "tile" and bn in (160, 192), (M, full.choice(M))
     fixed = GemmRsAr(512, 2880, 1024, "none", arch="sm_90a", device="cpu", sm_budget=132,
                      schedule="swapab")
     assert all(fixed.choice(M)[2] == 1 for M in (257, 400, 512))   # not the wide default
     wide = GemmRsAr(2048, 2240, 1024, "none", arch="sm_90a", device="cpu", sm_budget=132)
-    assert wide.max_served_m == 2048 and wide.choice(2048)[:2] == ("tile", 224)
+    assert wide.max_served_m == 2048 and wide.choice(2048)[0] == "tile"
+    assert wide.choice(2048)[1] in (160, 224)     # 2240 = 10 x 224 = 14 x 160
     # 2944 = 23 x 128: the tile schedule serves every M at width 128
     assert GemmRsAr(2048, 2944, 1024, "none", arch="sm_90a", device="cpu").max_served_m == 2048
 
@@ -102,7 +121,10 @@ def test_tile_width_divides_n_past_the_decode_rows(N):
                 for cluster in (1, 2):
                     assert dispatch.choose_bn(M, N, None, ctas, cluster, mode) == 224
     op = GemmRsAr(8192, N, 320, "none", arch="sm_90a", device="cpu", sm_budget=3)
-    assert all(op.choice(M)[:2] == ("tile", 224) for M in (513, 820, 8192))
+    # (mode none on sm_90a weighs 160 / 192 too where they divide N: 2240 = 14 x 160)
+    for M in (513, 820, 8192):
+        schedule, bn, _ = op.choice(M)
+        assert schedule == "tile" and N % bn == 0 and bn in (160, 192, 224), (M, op.choice(M))
 
 
 def test_should_run_is_false_where_the_device_arch_takes_no_such_n(monkeypatch):

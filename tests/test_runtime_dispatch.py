@@ -226,10 +226,11 @@ def test_fill_rule_is_constant_between_multiples_of_16():
     (7168, 384, ("swapab", 192, 2), ("swapab", 192, 2)),
 ])
 def test_fill_prices(N, M, flat, priced):
-    # (the rule as the fifth session had it: without cta_group 3, the 192-row W tile)
-    assert dispatch.choose_none_by_fill(M, N, "sm_90a", 132, 512, priced=False,
-                                        cta_groups=(1, 2)) == flat
-    assert dispatch.choose_none_by_fill(M, N, "sm_90a", 132, 512, cta_groups=(1, 2)) == priced
+    # (the rule as the fifth session had it: without cta_group 3, the 192-row W tile, and the
+    # tile widths 160 / 192 of the eleventh session)
+    old = dict(cta_groups=(1, 2), widths=contract.tile_widths(N))
+    assert dispatch.choose_none_by_fill(M, N, "sm_90a", 132, 512, priced=False, **old) == flat
+    assert dispatch.choose_none_by_fill(M, N, "sm_90a", 132, 512, **old) == priced
     # the prices follow a work unit's rows per k-step (W rows + token tile), not the kernels'
     # pipeline depth: the wide 192..256 kernels got a stage more (the epilogue in passes) and
     # stayed as slow (sixth session), so their prices stay
@@ -260,7 +261,7 @@ def test_fill_rule_with_the_192_row_w_tile(N, K, M, with_cg3, without):
     slots = {2: 66, 4: 30}
     assert dispatch.choose_none_by_fill(M, N, "sm_90a", 132, 512, K=K, cluster_slots=slots) == with_cg3
     assert dispatch.choose_none_by_fill(M, N, "sm_90a", 132, 512, K=K, cluster_slots=slots,
-                                        cta_groups=(1, 2)) == without
+                                        cta_groups=(1, 2), widths=contract.tile_widths(N)) == without
     # its work units: ceil(N / 192) W tiles (the last one partial) x token tiles
     bt = with_cg3[1]
     v = Variant("sm_90a", "none", None, bt, 3, None, schedule="swapab")
@@ -334,3 +335,43 @@ def test_fused_fill_rule_only_where_the_default_leaves_sms_idle():
             c = dispatch.choose_fused_by_fill(M, N, "rs", "sm_90a", 132, 512)
             if c is not None:
                 assert contract.decode_kernel_exists("sm_90a", "rs", c[1], c[2]), (N, M, c)
+
+
+@pytest.mark.parametrize("N,K,M,pick,before", [
+    # one H200, 2026-12-01 eleventh session (BENCHMARKS.md), torch.mm / ours, worse of warm and
+    # cold: the tile widths 160 / 192 (mode none, sm_90a) against the rules without them
+    (5120, 13824, 512, ("tile", 160, 2), ("swapab", 192, 2)),     # 1.05x against 0.87x
+    (5120, 2560, 1024, ("tile", 160, 2), ("tile", 128, 2)),       # 1.00x against 0.80x
+    (3072, 8192, 1024, ("tile", 192, 2), ("tile", 256, 2)),       # 0.99x against 0.72x (call 2)
+    (10240, 2048, 256, ("tile", 160, 1), ("swapab", 128, 3)),     # 1.03x against 0.91x
+    (5760, 3672, 1447, ("tile", 192, 2), ("tile", 128, 2)),       # 0.95x against 0.77x (held out)
+    (5120, 640, 4096, ("tile", 256, 2), ("tile", 256, 2)),        # unchanged
+])
+def test_extra_tile_widths_in_the_rules(N, K, M, pick, before):
+    slots = {2: 66, 4: 30}
+
+    def rule(**kw):
+        by_fill = dispatch.choose_none_by_fill(M, N, "sm_90a", 132, 512, K=K, cluster_slots=slots,
+                                               **kw)
+        if by_fill is not None:
+            return by_fill
+        cg = dispatch.choose_cta_group(M)
+        arch = None if "widths" in kw else "sm_90a"    # (choose_bn without arch: BNS)
+        return "tile", dispatch.choose_bn(M, N, None, 132, cg, "none", arch=arch), cg
+
+    assert rule() == pick
+    assert rule(widths=contract.tile_widths(N)) == before
+    # rs/ar and sm_100a keep BNS
+    for mode in ("rs", "ar"):
+        assert dispatch.choose_bn(M, N, None, 132, 2, mode, arch="sm_90a") in contract.BNS
+    assert dispatch.choose_bn(M, N, None, 132, 2, "none", arch="sm_100a") in contract.BNS
+    assert contract.tile_bns("sm_90a", "none") == (128, 160, 192, 224, 256)
+    assert contract.tile_bns("sm_90a", "rs") == contract.tile_bns("sm_100a", "none") == contract.BNS
+
+
+def test_tuning_candidates_weigh_the_extra_widths():
+    from codegen.runtime import tuning
+    none = {c for c in tuning.candidates(1024, 5760, "sm_90a", "none") if c[0] == "tile"}
+    assert {bn for _, bn, _ in none} == {128, 160, 192}   # 5760 = 45 x 128 = 36 x 160 = 30 x 192
+    rs = {c for c in tuning.candidates(1024, 5760, "sm_90a", "rs") if c[0] == "tile"}
+    assert {bn for _, bn, _ in rs} == {128}

@@ -71,11 +71,13 @@ BN_WIDE_CREDIT = 0.95
 
 
 def choose_bn(M: int, N: int, fixed: int | None = None, ctas: int | None = None,
-              cluster: int = 1, mode: str = "rs") -> int:
-    """BN for a call with M rows; `ctas` is the persistent grid's CTA budget if known."""
+              cluster: int = 1, mode: str = "rs", arch: str | None = None) -> int:
+    """BN for a call with M rows; `ctas` is the persistent grid's CTA budget if known; given
+    `arch`, the (arch, mode) kernels' widths (contract.tile_widths: mode none on sm_90a has 160
+    and 192 too), else BNS."""
     if fixed is not None:
         return fixed
-    widths = tile_widths(N) or (MIN_BN,)
+    widths = tile_widths(N, arch, mode) or (MIN_BN,)
     # MIN_BN where it divides N; else (N no multiple of 128, contract.N_MULTIPLE) the smallest
     # width that does (224 for N a multiple of 224)
     narrow = MIN_BN if MIN_BN in widths else min(widths)
@@ -251,7 +253,8 @@ def token_tile_span(M: int, bns: tuple[int, ...], most: int = FILL_MAX_TOKEN_TIL
 
 
 def fill_options(M: int, N: int, arch: str, bns: tuple[int, ...] | None = None,
-                 cta_groups: tuple[int, ...] | None = None) -> list[tuple[str, int, int]]:
+                 cta_groups: tuple[int, ...] | None = None,
+                 widths: tuple[int, ...] | None = None) -> list[tuple[str, int, int]]:
     """Every (schedule, bn, cta_group) the wave-fill rule weighs for a mode-none call with M rows
     (M <= contract.SWAPAB_MAX_ROWS): the decode kernel with one CTA per 64-row W tile
     (cta_group 1) at each token tile from the smallest >= M down to M / FILL_MAX_TOKEN_TILES,
@@ -260,9 +263,12 @@ def fill_options(M: int, N: int, arch: str, bns: tuple[int, ...] | None = None,
     width dividing N (its cta_group as choose_cta_group). The rules before this one come first
     (up to M = SWAPAB_DEFAULT_MAX_M_TWO_TILES their decode default, above it the tile schedule,
     widest first), so a tie keeps what they chose. `bns`: the token tiles to weigh (default:
-    every one the arch's mode-none kernels have)."""
+    every one the arch's mode-none kernels have); `widths`: the tile widths (default: the
+    arch's mode-none ones that divide N, tile_widths)."""
     tts = token_tile_span(M, swapab_bns(arch, "none") if bns is None else bns)
-    tiles = [("tile", bn, choose_cta_group(M)) for bn in sorted(tile_widths(N), reverse=True)]
+    if widths is None:
+        widths = tile_widths(N, arch, "none")
+    tiles = [("tile", bn, choose_cta_group(M)) for bn in sorted(widths, reverse=True)]
     if M <= SWAPAB_DEFAULT_MAX_M_TWO_TILES:   # the rules' decode default first
         opts = [("swapab", swapab_default_token_tile(M, "none", arch=arch),
                  swapab_cta_group(None, M, "none", arch, N))]
@@ -437,7 +443,8 @@ def choose_none_by_fill(M: int, N: int, arch: str, sm_budget: int, land_rows: in
                         bns: tuple[int, ...] | None = None, K: int | None = None,
                         cluster_slots: dict[int, int] | None = None, priced: bool = True,
                         cta_groups: tuple[int, ...] | None = None, spread: bool = True,
-                        busiest: bool = True) -> tuple[str, int, int] | None:
+                        busiest: bool = True, widths: tuple[int, ...] | None = None
+                        ) -> tuple[str, int, int] | None:
     """(schedule, bn, cta_group) of a mode-none call at M <= SWAPAB_MAX_ROWS without a tuning
     table, by the wave-fill model (fill_cost), where the arch has the wide decode kernel
     (sm_90a); None elsewhere (the rules above decide). Before it, the decode default took one
@@ -447,14 +454,14 @@ def choose_none_by_fill(M: int, N: int, arch: str, sm_budget: int, land_rows: in
     goes first where it has one (`spread` False: without its clause for M past one
     cluster's token tile, for probes). Of options the model prices the same, the one that keeps
     the most SMs busy (fill_busy; `busiest` False: the first of fill_options, as before the
-    seventh session, for probes)."""
+    seventh session, for probes). `widths`: the tile widths to weigh (fill_options; probes)."""
     if not fill_rule_applies(arch) or M > min(SWAPAB_MAX_ROWS, land_rows) or N % SWAPAB_BM:
         return None
     if K is not None and cluster_slots:
         split = choose_splitk(M, N, K, arch, sm_budget, cluster_slots, spread)
         if split is not None:
             return split
-    opts = fill_options(M, N, arch, bns, cta_groups)
+    opts = fill_options(M, N, arch, bns, cta_groups, widths)
     choice = min(opts, key=lambda o: fill_cost(o, M, N, sm_budget, priced))
     if busiest and swapab_wide_option(choice):
         # of the wide kernels the model prices the same, one that keeps FILL_BUSY_MARGIN x as

@@ -151,9 +151,10 @@ class GemmRsAr:
     @property
     def max_served_m(self) -> int:
         """The most rows a call may have: max_M, or where no tile-schedule width divides N (N no
-        multiple of 128, nor of 224) only what the decode schedules serve (the landing rows, at
-        most contract.SWAPAB_MAX_ROWS)."""
-        if contract.tile_widths(self.N):
+        multiple of 128, nor of 224; mode none on sm_90a: nor of 160 or 192, contract.tile_widths)
+        only what the decode schedules serve (the landing rows, at most
+        contract.SWAPAB_MAX_ROWS)."""
+        if contract.tile_widths(self.N, self._known_arch(), self.mode):
             return self.max_M
         return min(self.max_M, self.land_rows, contract.SWAPAB_MAX_ROWS)
 
@@ -205,7 +206,8 @@ class GemmRsAr:
                                                            self.arch, self.N)
         cg = dispatch.choose_cta_group(M, self.fixed_cta_group)
         ctas = self.sm_budget if self.fixed_bn is None and known else None
-        bn = dispatch.choose_bn(M, self.N, self.fixed_bn, ctas=ctas, cluster=cg, mode=self.mode)
+        bn = dispatch.choose_bn(M, self.N, self.fixed_bn, ctas=ctas, cluster=cg, mode=self.mode,
+                                arch=self._known_arch())
         return schedule, bn, cg
 
     def config(self, M: int) -> tuple[int, int]:
@@ -214,6 +216,8 @@ class GemmRsAr:
 
     @property
     def arch(self) -> str:
+        """The kernels' arch: the one given, else the device's (InputError on a device no
+        kernel serves, or an N its kernels cannot serve)."""
         if self._arch is None:
             cap = torch.cuda.get_device_capability(self._device())
             if cap not in contract.ARCH_OF_CAPABILITY:
@@ -395,6 +399,21 @@ class GemmRsAr:
         self.health.reset()
 
     # ---- internals --------------------------------------------------------------------------
+    def _known_arch(self) -> str | None:
+        """The arch when it is given or the device names one this op can run on, else None
+        (the dispatcher then weighs the tile widths every arch has, contract.BNS)."""
+        if self._arch is None and torch.cuda.is_available():
+            try:
+                self.arch
+            except InputError:
+                return None
+        return self._arch
+
+    def _tile_bns(self) -> tuple[int, ...]:
+        """The tile widths this op's kernels have (contract.tile_bns; BNS on an unknown arch)."""
+        arch = self._known_arch()
+        return contract.BNS if arch is None else contract.tile_bns(arch, self.mode)
+
     def _device(self) -> torch.device:
         if self.device is None:
             self.device = torch.device("cuda", torch.cuda.current_device())
@@ -433,7 +452,7 @@ class GemmRsAr:
             return plan
         if M > self.max_served_m:
             raise InputError(f"x.shape[0] (M) = {M} exceeds {self.max_served_m}: N = {self.N} "
-                             f"is divided by no tile-schedule width {contract.BNS}, so only the "
+                             f"is divided by no tile-schedule width {self._tile_bns()}, so only the "
                              f"decode schedules serve it, up to {self.max_served_m} rows (use "
                              f"torch.mm + the collective for more; should_run(x) says False)")
         variant = self.variant(M)

@@ -79,10 +79,12 @@ def check_op_args(max_M, N, K, mode, group, *, bn, cta_group, sm_budget, transpo
     if N % multiple:
         raise InputError(f"N = {N} must be a positive multiple of {multiple}" +
                          (" on sm_100a" if multiple != contract.N_MULTIPLE else ""))
-    if schedule in (None, "tile") and bn in contract.BNS and not contract.tile_fits_n(N, bn):
+    # (schedule is the one bn / cta_group imply where none was given)
+    if schedule == "tile" and bn is not None and not contract.tile_fits_n(N, bn):
         raise InputError(f"N = {N} must be a positive multiple of {bn}")
-    if schedule == "tile" and bn is None and not contract.tile_widths(N):
-        raise InputError(f"N = {N}: no tile-schedule width {contract.BNS} divides it, so "
+    tile_bns = contract.tile_bns(arch_or_any, mode)     # (arch None: of any arch)
+    if schedule == "tile" and bn is None and not any(contract.tile_fits_n(N, b) for b in tile_bns):
+        raise InputError(f"N = {N}: no tile-schedule width {tile_bns} divides it, so "
                          f"schedule='tile' cannot serve it; leave schedule to the dispatcher "
                          f"(the decode schedules serve M <= {contract.SWAPAB_MAX_ROWS})")
     if contract.decode_schedule(schedule) and cta_group is not None and \

@@ -69,7 +69,7 @@ def candidates(M: int, N: int, arch: str = "sm_90a", mode: str = "rs",
     each cluster size that K allows (contract.splitk_min_k)."""
     from .dispatch import tile_widths, token_tile_span
 
-    out = [("tile", bn, cg) for bn in tile_widths(N) for cg in CTA_GROUPS]
+    out = [("tile", bn, cg) for bn in tile_widths(N, arch, mode) for cg in CTA_GROUPS]
     if M > contract.SWAPAB_MAX_ROWS or N % contract.SWAPAB_BM:
         return out
     out += [("swapab", bt, cg)

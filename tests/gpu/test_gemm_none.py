@@ -26,3 +26,37 @@ def test_none_fixed_tiles(bn, cta_group):
     op = GemmRsAr(8205, N, K, "none", bn=bn, cta_group=cta_group, schedule="tile")
     for M in [1, 129, 257, 4096, 8205]:
         check_none(op, M, N, K, f"none bn={bn} cg={cta_group}")
+
+
+#: (N, bn): the mode-none tile widths beyond BNS (contract.TILE_EXTRA_BNS, sm_90a) where they
+#: divide N: 2880 (gpt-oss; a multiple of neither 128 nor 224), 5120, 3072
+EXTRA_TILE_CASES = [(2880, 160), (2880, 192), (5120, 160), (3072, 192)]
+
+
+@pytest.mark.gpu
+@requires_gpu
+@pytest.mark.parametrize("N,bn", EXTRA_TILE_CASES)
+@pytest.mark.parametrize("cta_group", contract.CTA_GROUPS)
+def test_none_extra_tile_widths(N, bn, cta_group):
+    """Tile widths 160 / 192 at every edge of their tiles: M 1..8205 (one row tile, several, a
+    partial last one, past one wave), K a multiple of 8 but not of the k-tile, called up and
+    down so the grid shrinks and grows between calls."""
+    K = 1000
+    op = GemmRsAr(8205, N, K, "none", bn=bn, cta_group=cta_group, schedule="tile")
+    ms = [1, 2, 15, 17, 127, 129, 255, 511, 513, 1000, 4096, 8205]
+    for M in ms + ms[::-1]:
+        check_none(op, M, N, K, f"none N={N} bn={bn} cg={cta_group}")
+
+
+@pytest.mark.gpu
+@requires_gpu
+def test_none_n2880_served_past_the_decode_rows():
+    """N 2880 is a multiple of 160 and 192 only: the dispatcher serves M > 512 with them (until
+    the eleventh session the op refused it past 512 rows)."""
+    N, K = 2880, 2880
+    op = GemmRsAr(4096, N, K, "none")
+    assert op.max_served_m == 4096
+    for M in (1, 300, 512, 513, 1024, 2049, 4096, 640):
+        schedule, bn, _ = op.choice(M)
+        assert schedule != "tile" or bn in (160, 192), (M, op.choice(M))
+        check_none(op, M, N, K, "none N=2880 dispatch")

@@ -2,7 +2,8 @@
 decode kernels with 64-row W tiles (cta_group 1, splitk), the 192-row W tile reaching past N
 (cta_group 3, mode none) and the tile schedule at a width dividing N (224) against fp32
 references on fresh data, outputs NaN-poisoned first (gpu_common); past the decode rows, where no
-tile width divides N, a call is refused before any launch."""
+tile width divides N (mode none on sm_90a: 128, 160, 192, 224 or 256; rs/ar: 128, 224 or 256), a call
+is refused before any launch."""
 import pytest
 import torch
 
@@ -19,14 +20,22 @@ TIMEOUT_MS = 1000
 @pytest.mark.parametrize("schedule,bn,cg", [(None, None, None), ("swapab", 64, 1),
                                             ("swapab", 96, 3), ("splitk", 64, 2),
                                             ("splitk", 128, 4)])
-@pytest.mark.parametrize("N", [192, 2880])
+@pytest.mark.parametrize("N", [192, 704, 2880])
 def test_none_n_not_a_multiple_of_128(N, schedule, bn, cg):
     K = 1000
     op = GemmRsAr(1024, N, K, "none", schedule=schedule, bn=bn, cta_group=cg)
     for M in DECODE_MS:
         check_none(op, M, N, K, f"none N={N} {schedule} bn={bn} cg={cg}")
         assert op.last_launch[0]["cta_group"] != 2 or op.last_launch[0]["schedule"] != "swapab"
-    with pytest.raises(InputError, match="exceeds 512"):
+    if schedule is None and N != 704:
+        # 192 and 2880 are multiples of the sm_90a mode-none tile widths 160 / 192
+        # (contract.TILE_EXTRA_BNS): the dispatcher serves every M
+        for M in (513, 1000, 1024):
+            check_none(op, M, N, K, f"none N={N} past the decode rows")
+            assert op.last_launch[0]["schedule"] == "tile"
+        return
+    # 704 = 11 x 64: no tile width divides it; a fixed decode schedule serves its rows only
+    with pytest.raises(InputError, match="exceeds"):
         op(0, fresh((513, K)), fresh((N, K)))
 
 

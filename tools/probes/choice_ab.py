@@ -11,7 +11,9 @@ order, and reports medians: torch.mm and, per rule, the (schedule, bn, cta_group
 Rules: `dispatch` (the op's own: a tuning table of the cache root if one exists for the
 shape, else its rules), `fill` (dispatch.choose_none_by_fill where it applies; `fill-flat`:
 without its prices; `fill-cg12`: without the 192-row W tile, cta_group 3), `rules`
-(the rules before it: choose_schedule + token tile + choose_bn), `fill-x80.96.112` (the fill
+(the rules before it: choose_schedule + token tile + choose_bn over contract.BNS, so past the
+decode rows the BN rule before the eleventh session's widths 160 / 192), `fillk-bns` (the op's
+fill rule over BNS), `fill-x80.96.112` (the fill
 rule without those token tiles), `cands` (every candidate of
 the tuning sweep at M, tuning.candidates), `splitk-c2` / `splitk-c4` (the splitk schedule
 at M's token tile, dispatch.splitk_default, with that cluster size), or a fixed choice written
@@ -62,7 +64,8 @@ def resolve(rule: str, M: int, N: int, arch: str, sm_budget: int, land_rows: int
     """(schedule, bn, cta_group) of `rule` at (M, N), or None for `fill` where the op's own
     dispatch is not the fill rule (then the path is the op's dispatch as is). `fillk` is the
     op's rule without a table (the fill rule given K and the splitk kernels' cluster `slots`);
-    `fillk-nospread`: the same without splitk past one cluster's token tile
+    `fillk-bns`: the same weighing only the tile widths every arch has (contract.BNS: before
+    the eleventh session's 160 / 192); `fillk-nospread`: the same without splitk past one cluster's token tile
     (dispatch.choose_splitk's spread clause, seventh session); `fillk-first`: the same with
     the first of equally priced options instead of the busiest (seventh session)."""
     m = _FIXED.match(rule)
@@ -75,9 +78,11 @@ def resolve(rule: str, M: int, N: int, arch: str, sm_budget: int, land_rows: int
         return rules_choice(M, N, arch, sm_budget, land_rows)
     if rule == "fill":
         return dispatch.choose_none_by_fill(M, N, arch, sm_budget, land_rows)
-    if rule in ("fillk", "fillk-nospread", "fillk-first"):
+    if rule in ("fillk", "fillk-nospread", "fillk-first", "fillk-bns"):
         kw = dict(K=K, cluster_slots=slots or {}, spread=rule != "fillk-nospread",
                   busiest=rule != "fillk-first")
+        if rule == "fillk-bns":   # without the tile widths 160 / 192 (eleventh session)
+            kw["widths"] = contract.tile_widths(N)
         return dispatch.choose_none_by_fill(M, N, arch, sm_budget, land_rows, **kw)
     if rule == "fill-flat":   # the fill rule without its prices (before the fifth session)
         return dispatch.choose_none_by_fill(M, N, arch, sm_budget, land_rows, priced=False)
@@ -89,7 +94,8 @@ def resolve(rule: str, M: int, N: int, arch: str, sm_budget: int, land_rows: int
         return dispatch.choose_none_by_fill(M, N, arch, sm_budget, land_rows, bns)
     if rule == "dispatch":
         return None
-    raise ValueError(f"unknown rule '{rule}': dispatch, fill, fillk, fillk-nospread, fillk-first, fill-flat, "
+    raise ValueError(f"unknown rule '{rule}': dispatch, fill, fillk, fillk-bns, fillk-nospread, "
+                     "fillk-first, fill-flat, "
                      "fill-cg12, fill-x<tiles>, rules, "
                      "splitk-c2 / splitk-c4 (splitk at M's token tile), or e.g. swapab64c2 / "
                      "tile224c1 / splitk32c4")
