@@ -45,9 +45,10 @@ BNS = (128, 224, 256)
 #: last wave or do not divide at all: N 5120 at M 512 is 4 x 32 = 128 tiles of 160 on 132 SMs
 #: (256: 80, 128: 160), N 3072 at M 1024 8 x 16 = 128 tiles of 192 (256: 96, 128: 192), and N
 #: 2880 (gpt-oss) is a multiple of neither 128 nor 224, so without them the op served it at M <=
-#: 512 only. One H200 (BENCHMARKS.md, 2026-12-01 eleventh session): N 5120 M 512..1024 0.83x-0.91x
-#: torch.mm -> 0.96x-1.06x, N 3072 K 8192 M 1024 0.72x -> 0.99x. The dispatcher weighs them
-#: where they divide N (tile_widths). rs/ar keep BNS (their flags and workspace are sized by
+#: 512 only. One H200 (BENCHMARKS.md, 2026-12-01 eleventh session): the N 5120 model shapes at M
+#: 512..1024 0.80x-0.96x torch.mm -> 0.97x-1.05x, N 3072 K 8192 M 1024 0.72x -> 0.99x; 12 random
+#: held-out shapes past 512 rows 1.058x the picks without them. The dispatcher weighs them where
+#: they divide N (tile_widths). rs/ar keep BNS (their flags and workspace are sized by
 #: MIN_BN tiles; not measured across GPUs).
 TILE_EXTRA_BNS = {"sm_90a": {"none": (160, 192)}}
 CTA_GROUPS = (1, 2)

@@ -42,7 +42,9 @@ class GemmRsAr:
         N, K: weight shape [N, K] (K is per rank).
         mode: 'rs' | 'ar' | 'none'. 'none' needs no group (launches on the current stream).
         group: a Group (e.g. VirtualGroup) with the same mode and N.
-        bn, cta_group: fix the tile width / CTA group instead of dispatching on M.
+        bn, cta_group: fix the tile width / CTA group instead of dispatching on M (a width
+            that both schedules have, e.g. 160 / 192 in mode none on sm_90a, names the decode
+            schedule unless `schedule` says 'tile': contract.implied_schedule).
         schedule: fix the tile schedule, 'tile', 'swapab' (the decode schedule, for M up to
             the group's landing rows; its `bn` is the token tile) or 'splitk' (the decode
             schedule with K split over a cluster of `cta_group` CTAs, 2 or 4; sm_90a), instead
