@@ -43,7 +43,7 @@ def test_none_extra_tile_widths(N, bn, cta_group):
     down so the grid shrinks and grows between calls."""
     K = 1000
     op = GemmRsAr(8205, N, K, "none", bn=bn, cta_group=cta_group, schedule="tile")
-    ms = [1, 2, 15, 17, 127, 129, 255, 511, 513, 1000, 4096, 8205]
+    ms = [1, 2, 15, 16, 17, 63, 64, 65, 127, 129, 255, 511, 513, 1000, 4096, 8205]
     for M in ms + ms[::-1]:
         check_none(op, M, N, K, f"none N={N} bn={bn} cg={cta_group}")
 
