@@ -136,3 +136,16 @@ def test_should_run_is_false_where_the_device_arch_takes_no_such_n(monkeypatch):
     assert not op.should_run(torch.zeros(16, 256, dtype=torch.bfloat16))
     with pytest.raises(InputError, match="N = 192 must be a multiple of 128 on sm_100a"):
         op.arch
+
+
+def test_op_weighs_the_tile_widths_of_its_arch():
+    """The op's dispatch takes its arch's mode-none tile widths: 160 / 192 on sm_90a
+    (contract.TILE_EXTRA_BNS), BNS on sm_100a and in rs/ar."""
+    picks = {}
+    for arch in ("sm_90a", "sm_100a"):
+        op = GemmRsAr(4096, 5120, 2560, "none", arch=arch, device="cpu", sm_budget=132)
+        picks[arch] = {M: op.choice(M) for M in (1024, 2048)}
+    assert {bn for _, bn, _ in picks["sm_90a"].values()} == {160}
+    assert all(s == "tile" and bn in contract.BNS for s, bn, _ in picks["sm_100a"].values())
+    # N 2880: served past the decode rows on sm_90a only (sm_100a takes no N % 128 != 0)
+    assert GemmRsAr(4096, 2880, 1024, "none", arch="sm_90a", device="cpu").max_served_m == 4096
