@@ -63,6 +63,12 @@ def test_fillk_rules_are_the_ops_rule_with_and_without_this_sessions_clauses():
     args = (118, 9728, "sm_90a", 132, 512, 8320, slots)
     assert choice_ab.resolve("fillk", *args) == ("swapab", 64, 3)       # the tie-break
     assert choice_ab.resolve("fillk-first", *args) == ("swapab", 128, 2)
+    # the eleventh session's tile widths 160 / 192 (mode none, sm_90a) and the rule without them
+    args = (512, 5120, "sm_90a", 132, 512, 4096, slots)
+    assert choice_ab.resolve("fillk", *args) == ("tile", 160, 2)
+    assert choice_ab.resolve("fillk-bns", *args) == ("swapab", 192, 2)
+    # `rules` past the decode rows: choose_bn over BNS (before the widths)
+    assert choice_ab.resolve("rules", 1024, 5120, "sm_90a", 132, 512) == ("tile", 128, 2)
 
 
 def test_fused_probe_choices():
