@@ -375,12 +375,16 @@ def tile_fits_n(N: int, bn: int) -> bool:
     return N % bn == 0
 
 
+def known_tile_bns(arch: str | None, mode: str | None) -> tuple[int, ...]:
+    """The tile widths a kernel of (arch, mode) surely has: tile_bns, or where arch or mode is
+    not known yet the widths every arch and mode has (BNS)."""
+    return BNS if arch is None or mode is None else tile_bns(arch, mode)
+
+
 def tile_widths(N: int, arch: str | None = None, mode: str | None = None) -> tuple[int, ...]:
-    """The widths of the (arch, mode) tile kernels (tile_bns) that serve N; arch or mode None:
-    of the widths every arch and mode has (BNS). None at all where N is a multiple of none of
-    them (e.g. N 2880 in rs/ar: the op then serves the decode rows only)."""
-    bns = BNS if arch is None or mode is None else tile_bns(arch, mode)
-    return tuple(bn for bn in bns if tile_fits_n(N, bn))
+    """The widths of known_tile_bns(arch, mode) that serve N; none at all where N is a multiple
+    of none of them (e.g. N 2880 in rs/ar: the op then serves the decode rows only)."""
+    return tuple(bn for bn in known_tile_bns(arch, mode) if tile_fits_n(N, bn))
 
 
 def choice_fits_n(N: int, schedule: str, bn: int, cta_group: int) -> bool:

@@ -127,11 +127,8 @@ class GemmRsAr:
         M = x.shape[0]
         if M > self.max_served_m:
             return False
-        if self._arch is not None or torch.cuda.is_available():
-            try:
-                self.arch           # e.g. N no multiple of 128 on sm_100a: no kernel serves it
-            except InputError:
-                return False
+        if self._known_arch() is None and torch.cuda.is_available():
+            return False            # e.g. N no multiple of 128 on sm_100a: no kernel serves it
         if self.min_m is not None:
             return M >= self.min_m
         table = self.tuning_table()
@@ -411,11 +408,6 @@ class GemmRsAr:
                 return None
         return self._arch
 
-    def _tile_bns(self) -> tuple[int, ...]:
-        """The tile widths this op's kernels have (contract.tile_bns; BNS on an unknown arch)."""
-        arch = self._known_arch()
-        return contract.BNS if arch is None else contract.tile_bns(arch, self.mode)
-
     def _device(self) -> torch.device:
         if self.device is None:
             self.device = torch.device("cuda", torch.cuda.current_device())
@@ -454,7 +446,8 @@ class GemmRsAr:
             return plan
         if M > self.max_served_m:
             raise InputError(f"x.shape[0] (M) = {M} exceeds {self.max_served_m}: N = {self.N} "
-                             f"is divided by no tile-schedule width {self._tile_bns()}, so only the "
+                             f"is divided by no tile-schedule width "
+                             f"{contract.known_tile_bns(self._known_arch(), self.mode)}, so only the "
                              f"decode schedules serve it, up to {self.max_served_m} rows (use "
                              f"torch.mm + the collective for more; should_run(x) says False)")
         variant = self.variant(M)
