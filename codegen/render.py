@@ -94,8 +94,11 @@ def template_context(variant: Variant, trace: bool = False) -> dict:
         # and the passes that stores a tile in (contract.decode_epi_tokens)
         "epi_tokens": epi_tokens,
         "epi_passes": contract.cdiv(variant.bn, epi_tokens),
-        # the decode kernel's W tile can reach past N (contract.swapab_ragged_n: cta_group 3)
-        "ragged_n": variant.schedule == "swapab" and contract.swapab_ragged_n(variant.cta_group),
+        # the decode kernel's W tile can reach past N (contract.swapab_ragged_n: cta_group 3,
+        # and 2 in mode none)
+        "ragged_n": (variant.schedule == "swapab"
+                     and contract.swapab_ragged_n(variant.cta_group, variant.mode,
+                                                     variant.arch)),
         # the kernel's scalar parameters in PTX order (templates/params.j2 renders them)
         "scalar_params": contract.scalar_params(variant.arch, variant.mode, variant.schedule),
         "schedule": variant.schedule,

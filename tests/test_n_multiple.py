@@ -23,10 +23,20 @@ def _args(N, mode="none", arch="sm_90a", **kw):
 
 
 def test_which_kernels_serve_n():
-    assert contract.decode_fits_n(2880, 1) and contract.decode_fits_n(2880, 1, "splitk")
-    assert contract.decode_fits_n(2880, 3)          # the 192-row W tile may reach past N
-    assert not contract.decode_fits_n(2880, 2)      # 128-row W tiles
-    assert contract.decode_fits_n(2944, 2)
+    for mode in ("none", "rs", "ar"):
+        assert contract.decode_fits_n(2880, 1, mode, "sm_90a")
+        assert contract.decode_fits_n(2880, 1, mode, "sm_90a", "splitk")
+        assert contract.decode_fits_n(2944, 2, mode, "sm_90a")
+    assert contract.decode_fits_n(2880, 3, "none", "sm_90a")   # the 192-row W tile: past N
+    # the wide kernel's 128-row W tiles reach past N in mode none on sm_90a only: rs/ar's landing
+    # slots count whole W tiles (contract.swapab_ragged_n)
+    assert contract.decode_fits_n(2880, 2, "none", "sm_90a")
+    assert contract.decode_fits_n(2880, 2, "none", None)
+    assert not contract.decode_fits_n(2880, 2, "rs", "sm_90a")
+    assert not contract.decode_fits_n(2880, 2, "ar", "sm_90a")
+    assert not contract.swapab_ragged_n(2, "none", "sm_100a")
+    assert contract.swapab_ragged_n(3, "none", "sm_90a")
+    assert not contract.swapab_ragged_n(1, "none", "sm_90a")
     assert [bn for bn in contract.BNS if contract.tile_fits_n(2240, bn)] == [224]
     assert not any(contract.tile_fits_n(2880, bn) for bn in contract.BNS)
     # ...but mode none on sm_90a has widths 160 and 192 too (contract.TILE_EXTRA_BNS)
@@ -71,18 +81,18 @@ def test_dispatch_picks_only_kernels_that_serve_n(N):
     width divides it."""
     for M in range(1, 513, 7):
         for budget in (132, 66):
-            picks = [dispatch.choose_none_by_fill(M, N, "sm_90a", budget, 512, K=4096,
-                                                  cluster_slots=H200_SLOTS)]
-            picks += [dispatch.choose_fused_by_fill(M, N, mode, "sm_90a", budget, 512)
+            picks = [("none", dispatch.choose_none_by_fill(M, N, "sm_90a", budget, 512, K=4096,
+                                                           cluster_slots=H200_SLOTS))]
+            picks += [(mode, dispatch.choose_fused_by_fill(M, N, mode, "sm_90a", budget, 512))
                       for mode in ("rs", "ar")]
             for mode in ("none", "rs"):
-                picks += tuning.candidates(M, N, "sm_90a", mode, K=4096)
-            for p in picks:
+                picks += [(mode, c) for c in tuning.candidates(M, N, "sm_90a", mode, K=4096)]
+            for mode, p in picks:
                 if p is None:
                     continue
                 schedule, bn, cg = p
                 if contract.decode_schedule(schedule):
-                    assert contract.decode_fits_n(N, cg, schedule), (M, p)
+                    assert contract.decode_fits_n(N, cg, mode, "sm_90a", schedule), (M, p)
                 else:
                     assert contract.tile_fits_n(N, bn), (M, p)
 
@@ -94,7 +104,15 @@ def test_op_serves_decode_rows_only_where_no_tile_width_divides_n():
     assert not op.should_run(x) and op.should_run(x[:512])
     for M in (1, 100, 300, 512):
         schedule, bn, cg = op.choice(M)
-        assert schedule != "tile" and cg != 2
+        # (cta_group 2 at N 704 = 5.5 x 128: mode none's wide kernel reaches past N)
+        assert schedule != "tile" and contract.choice_fits_n(704, schedule, bn, cg, "none",
+                                                             "sm_90a")
+    assert {op.choice(M)[2] for M in range(16, 513, 16)} >= {2}
+    for mode in ("rs", "ar"):       # rs/ar's wide kernel needs 128 | N: never at N 704
+        assert all(dispatch.swapab_cta_group(None, M, mode, "sm_90a", 704) == 1
+                   and dispatch.choose_fused_by_fill(M, 704, mode, "sm_90a", 132, 512)
+                   in (None, ("swapab", dispatch.swapab_default_token_tile(M, mode), 1))
+                   for M in range(1, 513, 17))
     # N 2880 (gpt-oss): widths 160 / 192 serve every M in mode none on sm_90a (eleventh session)
     full = GemmRsAr(2048, 2880, 1024, "none", arch="sm_90a", device="cpu", sm_budget=132)
     assert full.max_served_m == 2048 and full.should_run(x)
@@ -103,7 +121,8 @@ def test_op_serves_decode_rows_only_where_no_tile_width_divides_n():
         assert schedule == "tile" and bn in (160, 192), (M, full.choice(M))
     fixed = GemmRsAr(512, 2880, 1024, "none", arch="sm_90a", device="cpu", sm_budget=132,
                      schedule="swapab")
-    assert all(fixed.choice(M)[2] == 1 for M in (257, 400, 512))   # not the wide default
+    # the wide default past 256 rows (its last W tile reaches past N in mode none)
+    assert all(fixed.choice(M)[2] == 2 for M in (257, 400, 512))
     wide = GemmRsAr(2048, 2240, 1024, "none", arch="sm_90a", device="cpu", sm_budget=132)
     assert wide.max_served_m == 2048 and wide.choice(2048)[0] == "tile"
     assert wide.choice(2048)[1] in (160, 224)     # 2240 = 10 x 224 = 14 x 160
@@ -149,3 +168,25 @@ def test_op_weighs_the_tile_widths_of_its_arch():
     assert all(s == "tile" and bn in contract.BNS for s, bn, _ in picks["sm_100a"].values())
     # N 2880: served past the decode rows on sm_90a only (sm_100a takes no N % 128 != 0)
     assert GemmRsAr(4096, 2880, 1024, "none", arch="sm_90a", device="cpu").max_served_m == 4096
+
+
+def test_fill_rule_weighs_the_ragged_wide_kernel_in_one_wave_only():
+    """Mode none's wide kernel past N (N = 64 mod 128) is weighed only where its (W tile, token
+    tile) pairs fit the SM budget (dispatch.ragged_wide_past_one_wave: multi-wave picks of it
+    lost 19%-27% at held-out shapes); at N = 0 mod 128 the rule is as before."""
+    def pick(M, N, K, budget=132):
+        return dispatch.choose_none_by_fill(M, N, "sm_90a", budget, 512, K=K,
+                                            cluster_slots=H200_SLOTS)
+    assert pick(256, 2880, 2048) == ("swapab", 64, 2)         # 23 x 4 = 92 pairs
+    assert pick(297, 9024, 3496)[2] != 2                      # 71 x 3 = 213 pairs
+    assert pick(322, 11200, 3208)[2] != 2
+    assert dispatch.ragged_wide_past_one_wave(("swapab", 112, 2), 297, 9024, 132)
+    assert not dispatch.ragged_wide_past_one_wave(("swapab", 112, 2), 297, 9088, 132)  # 128 | N
+    assert not dispatch.ragged_wide_past_one_wave(("swapab", 64, 3), 512, 9024, 132)   # cg 3
+    assert not dispatch.ragged_wide_past_one_wave(("swapab", 64, 2), 256, 2880, 132)
+    assert dispatch.ragged_wide_past_one_wave(("swapab", 64, 2), 256, 2880, 66)   # half budget
+    for M in range(1, 513, 5):
+        for N in (704, 2880, 9024, 14528):
+            for budget in (132, 66):
+                p = pick(M, N, 4096, budget)
+                assert not dispatch.ragged_wide_past_one_wave(p, M, N, budget), (M, N, p)

@@ -164,11 +164,11 @@ def swapab_cta_group(fixed: int | None = None, M: int = 0, mode: str = "rs",
     cta_group 1 at M 288..448 on one H200 (cold weights, K = 2304: 0.92x-1.04x torch.mm against
     0.80x-0.96x; BENCHMARKS.md, the wide decode kernel). rs/ar: 1; the wide kernel won only at
     a few RS points (K = 2304, M 288..320 and 512), which the tables pick. Given N, the wide
-    kernel only where its 128-row W tiles divide N (contract.decode_fits_n)."""
+    kernel only where it serves N (contract.decode_fits_n: rs/ar's 128-row W tiles divide N)."""
     if fixed is not None:
         return fixed
     two_tiles = mode == "none" and M > SWAPAB_DEFAULT_MAX_M
-    wide = 2 in SWAPAB_CTA_GROUPS.get(arch, ()) and (N is None or decode_fits_n(N, 2))
+    wide = 2 in SWAPAB_CTA_GROUPS.get(arch, ()) and (N is None or decode_fits_n(N, 2, mode, arch))
     return 2 if two_tiles and wide else 1
 
 
@@ -275,8 +275,7 @@ def fill_options(M: int, N: int, arch: str, bns: tuple[int, ...] | None = None,
     else:
         opts = list(tiles)
     for cg in swapab_cta_groups(arch, "none"):
-        # (N no multiple of 128: not the wide kernel's 128-row W tiles; contract.N_MULTIPLE)
-        if (cta_groups is None or cg in cta_groups) and decode_fits_n(N, cg):
+        if (cta_groups is None or cg in cta_groups) and decode_fits_n(N, cg, "none", arch):
             opts += [("swapab", bt, cg) for bt in tts if ("swapab", bt, cg) not in opts
                      and decode_kernel_exists(arch, "none", bt, cg)]
     return opts + [t for t in tiles if t not in opts]
@@ -439,6 +438,22 @@ def fill_rule_applies(arch: str) -> bool:
     return 2 in SWAPAB_CTA_GROUPS.get(arch, ())
 
 
+def ragged_wide_past_one_wave(option: tuple[str, int, int], M: int, N: int,
+                              sm_budget: int) -> bool:
+    """Whether `option` is mode none's wide decode kernel (cta_group 2) with its last 128-row W
+    tile past N (N = 64 mod 128; contract.swapab_ragged_n) and more (W tile, token tile) pairs
+    than `sm_budget` CTAs. choose_none_by_fill leaves such options out. One H200, twelfth
+    session: at 16 random (N = 64 mod 128, K, M <= 512) where the ragged kernel moved the fill
+    rule's pick, it measured 1.01x-1.20x the pick without it at the 11 points whose pairs fit one
+    wave, and 0.73x-1.02x at the other 5 (N 9024..14144, M 297..506: 213..333 pairs; three lost
+    19%-27%). Multi-wave wide picks are the model's weakest case at N = 0 mod 128 too (the
+    earlier sweeps' 14: 0.86x-1.0x the best candidate). This bound was drawn after those 16
+    points; BENCHMARKS.md (twelfth session) has its own held-out check."""
+    schedule, bt, cg = option
+    return (schedule == "swapab" and cg == 2 and N % swapab_w_rows(cg) != 0
+            and swapab_wide_units(M, N, bt, cg) > sm_budget)
+
+
 def choose_none_by_fill(M: int, N: int, arch: str, sm_budget: int, land_rows: int,
                         bns: tuple[int, ...] | None = None, K: int | None = None,
                         cluster_slots: dict[int, int] | None = None, priced: bool = True,
@@ -454,14 +469,17 @@ def choose_none_by_fill(M: int, N: int, arch: str, sm_budget: int, land_rows: in
     goes first where it has one (`spread` False: without its clause for M past one
     cluster's token tile, for probes). Of options the model prices the same, the one that keeps
     the most SMs busy (fill_busy; `busiest` False: the first of fill_options, as before the
-    seventh session, for probes). `widths`: the tile widths to weigh (fill_options; probes)."""
+    seventh session, for probes). `widths`: the tile widths to weigh (fill_options; probes).
+    The wide kernel reaching past N only where its pairs fit one wave
+    (ragged_wide_past_one_wave)."""
     if not fill_rule_applies(arch) or M > min(SWAPAB_MAX_ROWS, land_rows) or N % SWAPAB_BM:
         return None
     if K is not None and cluster_slots:
         split = choose_splitk(M, N, K, arch, sm_budget, cluster_slots, spread)
         if split is not None:
             return split
-    opts = fill_options(M, N, arch, bns, cta_groups, widths)
+    opts = [o for o in fill_options(M, N, arch, bns, cta_groups, widths)
+            if not ragged_wide_past_one_wave(o, M, N, sm_budget)]
     choice = min(opts, key=lambda o: fill_cost(o, M, N, sm_budget, priced))
     if busiest and swapab_wide_option(choice):
         # of the wide kernels the model prices the same, one that keeps FILL_BUSY_MARGIN x as
@@ -499,7 +517,7 @@ def choose_fused_by_fill(M: int, N: int, mode: str, arch: str, sm_budget: int,
                swapab_cta_group(None, M, mode, arch, N))
     opts = [default] + [("swapab", bt, 2) for bt in token_tile_span(M, swapab_bns(arch, mode))
                         if decode_kernel_exists(arch, mode, bt, 2) and ("swapab", bt, 2) != default
-                        and decode_fits_n(N, 2)]
+                        and decode_fits_n(N, 2, mode, arch)]
     return min(opts, key=lambda o: fill_cost(o, M, N, sm_budget))
 
 

@@ -52,6 +52,14 @@ class LoadedKernel:
         have = [s.name for s in self.specs]
         if have != want:
             return f"its kernel parameters {have} are not the contract's {want}"
+        v = self.variant
+        if v.schedule == "swapab" and contract.swapab_ragged_n(v.cta_group, v.mode, v.arch):
+            # (entries from before the launch key: ragged exactly where W rows divide no MIN_BN)
+            built = self.entry.meta["launch"].get(
+                "ragged_n", contract.MIN_BN % contract.swapab_w_rows(v.cta_group) != 0)
+            if built is not True:
+                return (f"its last {contract.swapab_w_rows(v.cta_group)}-row W tile cannot "
+                        f"reach past N, which the contract's runtime assumes")
         return None
 
     def _load(self):

@@ -97,6 +97,24 @@ def check_none(op, M, N, K, what):
     assert_close(out, x.float() @ w.float().T, f"{what} M={M} {op.config(M)}")
 
 
+def check_none_graph(op, M, N, K, what, replays=3):
+    """One eager mode-none call, then one captured in a CUDA graph and replayed on fresh x copied
+    in place, the output poisoned before each replay; every replay must match the reference."""
+    x, w = fresh((M, K)), fresh((N, K))
+    out = poisoned((M, N))
+    op(0, x, w, out=out)
+    torch.cuda.synchronize()
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        op(0, x, w, out=out)
+    for i in range(replays):
+        x.copy_(fresh((M, K)))
+        out.fill_(float("nan"))
+        graph.replay()
+        torch.cuda.synchronize()
+        assert_close(out, x.float() @ w.float().T, f"{what} graph replay {i}")
+
+
 def check_graph_replays(op, mode, xs, ws, what, replays=3):
     """Capture one run_all on `xs`/`ws`, then replay it on fresh inputs copied in place, the
     outputs poisoned before each replay; every replay must match the reference."""

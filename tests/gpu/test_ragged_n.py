@@ -1,6 +1,6 @@
 """N a multiple of 64 but not of 128 (contract.N_MULTIPLE; gpt-oss's hidden size is 2880): the
 decode kernels with 64-row W tiles (cta_group 1, splitk), the 192-row W tile reaching past N
-(cta_group 3, mode none) and the tile schedule at a width dividing N (224) against fp32
+(cta_group 3, mode none), mode none's wide kernel (cta_group 2) likewise, and the tile schedule at a width dividing N (224) against fp32
 references on fresh data, outputs NaN-poisoned first (gpu_common); past the decode rows, where no
 tile width divides N (mode none on sm_90a: 128, 160, 192, 224 or 256; rs/ar: 128, 224 or 256), a call
 is refused before any launch."""
@@ -8,10 +8,11 @@ import pytest
 import torch
 
 from codegen.runtime import GemmRsAr, InputError, VirtualGroup
-from gpu_common import (check_graph_replays, check_none, check_outputs, fresh, rank_inputs,
-                        requires_gpu, run_poisoned)
+from gpu_common import (check_graph_replays, check_none, check_none_graph, check_outputs, fresh,
+                        rank_inputs, requires_gpu, run_poisoned)
 
 DECODE_MS = (1, 17, 100, 129, 257, 511, 512)
+WIDE_MS = (1, 2, 15, 16, 17, 63, 64, 65, 127, 255, 511, 512)
 TIMEOUT_MS = 1000
 
 
@@ -26,7 +27,6 @@ def test_none_n_not_a_multiple_of_128(N, schedule, bn, cg):
     op = GemmRsAr(1024, N, K, "none", schedule=schedule, bn=bn, cta_group=cg)
     for M in DECODE_MS:
         check_none(op, M, N, K, f"none N={N} {schedule} bn={bn} cg={cg}")
-        assert op.last_launch[0]["cta_group"] != 2 or op.last_launch[0]["schedule"] != "swapab"
     if schedule is None and N != 704:
         # 192 and 2880 are multiples of the sm_90a mode-none tile widths 160 / 192
         # (contract.TILE_EXTRA_BNS): the dispatcher serves every M
@@ -37,6 +37,38 @@ def test_none_n_not_a_multiple_of_128(N, schedule, bn, cg):
     # 704 = 11 x 64: no tile width divides it; a fixed decode schedule serves its rows only
     with pytest.raises(InputError, match="exceeds"):
         op(0, fresh((513, K)), fresh((N, K)))
+
+
+@pytest.mark.gpu
+@requires_gpu
+@pytest.mark.parametrize("bn", [16, 64, 128, 224, 256])
+@pytest.mark.parametrize("N", [64, 704, 2880, 1088])
+def test_none_wide_kernel_past_n(N, bn):
+    """Mode none's wide decode kernel (cta_group 2, 128-row W tiles) at N = 64 mod 128
+    (contract.swapab_ragged_n): its last W tile's rows past N load as zeros and are not stored
+    (out is exactly [M, N], NaN-poisoned first, so a store past N or a missed column shows);
+    issue 9's decode M list up and down, K ragged; then N 2944 (a multiple of 128) unchanged."""
+    K = 1000
+    for n in (N, 2944):
+        op = GemmRsAr(512, n, K, "none", schedule="swapab", bn=bn, cta_group=2)
+        for M in WIDE_MS + WIDE_MS[::-1]:
+            check_none(op, M, n, K, f"none N={n} wide bn={bn} M={M}")
+            assert op.last_launch[0]["cta_group"] == 2
+
+
+@pytest.mark.gpu
+@requires_gpu
+def test_none_wide_kernel_past_n_dispatched():
+    """N 2880 through the dispatcher at every decode M a rule may give the ragged wide kernel,
+    and under CUDA-graph replay on fresh inputs."""
+    N, K = 2880, 2048
+    op = GemmRsAr(512, N, K, "none")
+    seen = set()
+    for M in range(16, 513, 16):
+        check_none(op, M, N, K, f"none N={N} M={M} dispatched")
+        seen.add((op.last_launch[0]["schedule"], op.last_launch[0]["cta_group"]))
+    check_none_graph(op, 256, N, K, "none N=2880 M=256 graph")
+    assert ("swapab", 2) in seen, seen
 
 
 @pytest.mark.gpu

@@ -4,12 +4,11 @@ reference, fused RS / AR on virtual ranks, at the decode sizes of issue 9, K not
 the cluster's k-tiles, the smallest K, budgets below a cluster, outputs kept across calls,
 calls alternating with the other schedules on one group, and graph replay."""
 import pytest
-import torch
 
 from codegen import contract
 from codegen.runtime import GemmRsAr, InputError, VirtualGroup, dispatch
-from gpu_common import (assert_close, check_first_output_survives, check_graph_replays, check_none,
-                        check_outputs, fresh, poisoned, rank_inputs, requires_gpu, run_poisoned)
+from gpu_common import (check_first_output_survives, check_graph_replays, check_none,
+                        check_none_graph, check_outputs, rank_inputs, requires_gpu, run_poisoned)
 
 DECODE_MS = [1, 2, 15, 16, 17, 63, 64, 65, 127, 255, 511]
 TIMEOUT_MS = 1000
@@ -93,19 +92,7 @@ def test_splitk_outputs_survive_and_graph_replays(mode):
 def test_none_splitk_graph_replay():
     M, N, K = 100, 2048, 4096
     op = GemmRsAr(256, N, K, "none", schedule="splitk", cta_group=4)
-    x, w = fresh((M, K)), fresh((N, K))
-    out = poisoned((M, N))
-    op(0, x, w, out=out)
-    torch.cuda.synchronize()
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
-        op(0, x, w, out=out)
-    for i in range(3):
-        x.copy_(fresh((M, K)))
-        out.fill_(float("nan"))
-        graph.replay()
-        torch.cuda.synchronize()
-        assert_close(out, x.float() @ w.float().T, f"none splitk graph replay {i}")
+    check_none_graph(op, M, N, K, "none splitk")
 
 
 @pytest.mark.gpu

@@ -13,7 +13,8 @@ shape, else its rules), `fill` (dispatch.choose_none_by_fill where it applies; `
 without its prices; `fill-cg12`: without the 192-row W tile, cta_group 3), `rules`
 (the rules before it: choose_schedule + token tile + choose_bn over contract.BNS, so past the
 decode rows the BN rule before the eleventh session's widths 160 / 192), `fillk-bns` (the op's
-fill rule over BNS), `fill-x80.96.112` (the fill
+fill rule over BNS), `fillk-noragged` (the op's fill rule without mode none's wide kernel
+past N: before the twelfth session), `fill-x80.96.112` (the fill
 rule without those token tiles), `cands` (every candidate of
 the tuning sweep at M, tuning.candidates), `splitk-c2` / `splitk-c4` (the splitk schedule
 at M's token tile, dispatch.splitk_default, with that cluster size), or a fixed choice written
@@ -65,7 +66,8 @@ def resolve(rule: str, M: int, N: int, arch: str, sm_budget: int, land_rows: int
     dispatch is not the fill rule (then the path is the op's dispatch as is). `fillk` is the
     op's rule without a table (the fill rule given K and the splitk kernels' cluster `slots`);
     `fillk-bns`: the same weighing only the tile widths every arch has (contract.BNS: before
-    the eleventh session's 160 / 192); `fillk-nospread`: the same without splitk past one cluster's token tile
+    the eleventh session's 160 / 192); `fillk-noragged`: the same with mode none's wide decode
+    kernel needing 128 | N again (before the twelfth session); `fillk-nospread`: the same without splitk past one cluster's token tile
     (dispatch.choose_splitk's spread clause, seventh session); `fillk-first`: the same with
     the first of equally priced options instead of the busiest (seventh session)."""
     m = _FIXED.match(rule)
@@ -84,6 +86,13 @@ def resolve(rule: str, M: int, N: int, arch: str, sm_budget: int, land_rows: int
         if rule == "fillk-bns":   # without the tile widths 160 / 192 (eleventh session)
             kw["widths"] = contract.tile_widths(N)
         return dispatch.choose_none_by_fill(M, N, arch, sm_budget, land_rows, **kw)
+    if rule == "fillk-noragged":   # before mode none's wide kernel reached past N (twelfth)
+        real = contract.swapab_ragged_n
+        contract.swapab_ragged_n = lambda cg, mode, arch: real(cg, "rs", arch)
+        try:
+            return resolve("fillk", M, N, arch, sm_budget, land_rows, K, slots)
+        finally:
+            contract.swapab_ragged_n = real
     if rule == "fill-flat":   # the fill rule without its prices (before the fifth session)
         return dispatch.choose_none_by_fill(M, N, arch, sm_budget, land_rows, priced=False)
     if rule == "fill-cg12":   # the fill rule without cta_group 3 (before the sixth session)
@@ -94,7 +103,8 @@ def resolve(rule: str, M: int, N: int, arch: str, sm_budget: int, land_rows: int
         return dispatch.choose_none_by_fill(M, N, arch, sm_budget, land_rows, bns)
     if rule == "dispatch":
         return None
-    raise ValueError(f"unknown rule '{rule}': dispatch, fill, fillk, fillk-bns, fillk-nospread, "
+    raise ValueError(f"unknown rule '{rule}': dispatch, fill, fillk, fillk-bns, fillk-noragged, "
+                     "fillk-nospread, "
                      "fillk-first, fill-flat, "
                      "fill-cg12, fill-x<tiles>, rules, "
                      "splitk-c2 / splitk-c4 (splitk at M's token tile), or e.g. swapab64c2 / "
