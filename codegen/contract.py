@@ -28,8 +28,8 @@ MIN_BN = 128             # the smallest BN of any variant: it gives the most N t
 #: no multiple of 128 (e.g. gpt-oss's hidden size 2880), only kernels whose W tiles divide N, or
 #: may reach past it, serve (decode_fits_n, tile_fits_n): the decode kernel with one 64-row W
 #: tile per CTA (cta_group 1), splitk, the 192-row W tile (cta_group 3, mode none), and the tile
-#: schedule at a width dividing N (224 where N is a multiple of 224), mode none's wide decode
-#: kernel (cta_group 2, its last 128-row W tile past N); not rs/ar's wide kernel. sm_90a only: the sm_100a kernels (compile-only here) keep
+#: schedule at a width dividing N (224 where N is a multiple of 224), and the wide decode kernel
+#: (cta_group 2, its last 128-row W tile past N). sm_90a only: the sm_100a kernels (compile-only here) keep
 #: N % 128 == 0.
 N_MULTIPLE = 64
 
@@ -355,26 +355,25 @@ def swapab_cta_groups(arch: str, mode: str) -> tuple[int, ...]:
                  if any(decode_kernel_exists(arch, mode, bt, cg) for bt in swapab_bns(arch, mode)))
 
 
-def swapab_ragged_n(cta_group: int, mode: str, arch: str | None) -> bool:
+def swapab_ragged_n(cta_group: int, arch: str | None) -> bool:
     """Whether a swapab kernel's W tile may reach past N: its last W tile's rows past N load as
-    zeros (TMA) and its stores stop at N, so it serves any N a multiple of N_MULTIPLE; the grid
-    counts ceil(N / W rows) W tiles. cta_group 3 (192 rows, which divide no MIN_BN multiple) and
-    mode none's wide kernel on sm_90a (cta_group 2, 128 rows: N = 64 mod 128, e.g. 2880; arch
-    None: not known yet, the arch where N need not be a multiple of 128). Not rs/ar's wide
-    kernel (its landing slots and flags count whole W tiles of N), nor on sm_100a (no wide
-    decode kernel today, and N is a multiple of 128 there: n_multiple). The other decode kernels need their W rows to divide N
-    (decode_fits_n)."""
+    zeros (TMA), its stores (mode none: out; rs/ar: the landing slots) and its reduction stop at
+    N, so it serves any N a multiple of N_MULTIPLE; the grid counts ceil(N / W rows) W tiles.
+    cta_group 3 (192 rows, which divide no MIN_BN multiple) and, since the twelfth session, the
+    wide kernel on sm_90a (cta_group 2, 128 rows: N = 64 mod 128, e.g. gpt-oss's 2880; arch None:
+    not known yet, the arch where N need not be a multiple of 128). Not on sm_100a (no wide
+    decode kernel there, and N is a multiple of 128: n_multiple). The other decode kernels need
+    their W rows to divide N (decode_fits_n)."""
     return (MIN_BN % swapab_w_rows(cta_group) != 0
-            or (cta_group == 2 and mode == "none" and arch in (None, "sm_90a")))
+            or (cta_group == 2 and arch in (None, "sm_90a")))
 
 
-def decode_fits_n(N: int, cta_group: int, mode: str, arch: str | None,
-                  schedule: str = "swapab") -> bool:
-    """Whether a decode kernel of (schedule, cta_group) in (mode, arch) serves N: its W tiles
-    divide N (splitk and cta_group 1: 64 rows; the wide kernel: 128) or may reach past it
-    (swapab_ragged_n: cta_group 3, and 2 in mode none on sm_90a)."""
+def decode_fits_n(N: int, cta_group: int, arch: str | None, schedule: str = "swapab") -> bool:
+    """Whether a decode kernel of (schedule, cta_group) on `arch` serves N: its W tiles divide N
+    (splitk and cta_group 1: 64 rows; the wide kernel: 128) or may reach past it
+    (swapab_ragged_n: cta_group 3, and 2 on sm_90a)."""
     rows = SWAPAB_BM if schedule == "splitk" else swapab_w_rows(cta_group)
-    return N % rows == 0 or (schedule == "swapab" and swapab_ragged_n(cta_group, mode, arch))
+    return N % rows == 0 or (schedule == "swapab" and swapab_ragged_n(cta_group, arch))
 
 
 def tile_fits_n(N: int, bn: int) -> bool:
@@ -394,12 +393,11 @@ def tile_widths(N: int, arch: str | None = None, mode: str | None = None) -> tup
     return tuple(bn for bn in known_tile_bns(arch, mode) if tile_fits_n(N, bn))
 
 
-def choice_fits_n(N: int, schedule: str, bn: int, cta_group: int, mode: str,
-                  arch: str | None) -> bool:
-    """Whether the kernel of (schedule, bn, cta_group) in (mode, arch) serves N (decode_fits_n,
+def choice_fits_n(N: int, schedule: str, bn: int, cta_group: int, arch: str | None) -> bool:
+    """Whether the kernel of (schedule, bn, cta_group) on `arch` serves N (decode_fits_n,
     tile_fits_n)."""
     if decode_schedule(schedule):
-        return decode_fits_n(N, cta_group, mode, arch, schedule)
+        return decode_fits_n(N, cta_group, arch, schedule)
     return tile_fits_n(N, bn)
 
 

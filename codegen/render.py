@@ -97,8 +97,7 @@ def template_context(variant: Variant, trace: bool = False) -> dict:
         # the decode kernel's W tile can reach past N (contract.swapab_ragged_n: cta_group 3,
         # and 2 in mode none)
         "ragged_n": (variant.schedule == "swapab"
-                     and contract.swapab_ragged_n(variant.cta_group, variant.mode,
-                                                     variant.arch)),
+                     and contract.swapab_ragged_n(variant.cta_group, variant.arch)),
         # the kernel's scalar parameters in PTX order (templates/params.j2 renders them)
         "scalar_params": contract.scalar_params(variant.arch, variant.mode, variant.schedule),
         "schedule": variant.schedule,

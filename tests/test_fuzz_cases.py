@@ -21,7 +21,7 @@ from fuzz_gpu import bad_inputs, draw_case, expect_refused, run_sequence  # noqa
 
 
 def test_drawn_cases_are_valid_configurations():
-    modes, schedules, refused, odd_n, ragged_wide = set(), set(), 0, 0, 0
+    modes, schedules, refused, odd_n, ragged_wide, ragged_fused = set(), set(), 0, 0, 0, 0
     for seed in range(400):
         case = draw_case(random.Random(seed))
         mode, N, K, max_M = case["mode"], case["N"], case["K"], case["max_M"]
@@ -41,16 +41,16 @@ def test_drawn_cases_are_valid_configurations():
         assert all(not expect_refused(case, m) for m in case["ms"]
                    if m <= case["land_rows"] or (tiles and case["schedule"] in (None, "tile")))
         if case["cta_group"] == 2 and case["schedule"] == "swapab":
-            # the wide kernel's W tiles divide N, or reach past it (mode none)
-            assert N % 128 == 0 or mode == "none"
+            # the wide kernel's W tiles divide N, or reach past it (twelfth session)
             ragged_wide += N % 128 != 0
+            ragged_fused += N % 128 != 0 and mode != "none"
         odd_n += N % 128 != 0
         modes.add(mode)
         schedules.add(case["schedule"])
     assert modes == {"none", "rs", "ar"} and schedules == {None, "tile", "swapab", "splitk"}
     assert refused > 0      # some cases check the refusal past the rows the op serves
     assert odd_n > 0        # and some have N no multiple of 128
-    assert ragged_wide > 0  # some of those on mode none's wide kernel past N
+    assert ragged_wide > 0 and ragged_fused > 0   # some on the wide kernel past N (rs/ar too)
 
 
 def test_same_seed_same_case():

@@ -23,20 +23,16 @@ def _args(N, mode="none", arch="sm_90a", **kw):
 
 
 def test_which_kernels_serve_n():
-    for mode in ("none", "rs", "ar"):
-        assert contract.decode_fits_n(2880, 1, mode, "sm_90a")
-        assert contract.decode_fits_n(2880, 1, mode, "sm_90a", "splitk")
-        assert contract.decode_fits_n(2944, 2, mode, "sm_90a")
-    assert contract.decode_fits_n(2880, 3, "none", "sm_90a")   # the 192-row W tile: past N
-    # the wide kernel's 128-row W tiles reach past N in mode none on sm_90a only: rs/ar's landing
-    # slots count whole W tiles (contract.swapab_ragged_n)
-    assert contract.decode_fits_n(2880, 2, "none", "sm_90a")
-    assert contract.decode_fits_n(2880, 2, "none", None)
-    assert not contract.decode_fits_n(2880, 2, "rs", "sm_90a")
-    assert not contract.decode_fits_n(2880, 2, "ar", "sm_90a")
-    assert not contract.swapab_ragged_n(2, "none", "sm_100a")
-    assert contract.swapab_ragged_n(3, "none", "sm_90a")
-    assert not contract.swapab_ragged_n(1, "none", "sm_90a")
+    assert contract.decode_fits_n(2880, 1, "sm_90a")
+    assert contract.decode_fits_n(2880, 1, "sm_90a", "splitk")
+    assert contract.decode_fits_n(2944, 2, "sm_90a")
+    assert contract.decode_fits_n(2880, 3, "sm_90a")    # the 192-row W tile: past N
+    # the wide kernel's 128-row W tiles reach past N on sm_90a (every mode, twelfth session:
+    # mode none first, then rs/ar's landing stores and reduction masked at N)
+    assert contract.decode_fits_n(2880, 2, "sm_90a") and contract.decode_fits_n(2880, 2, None)
+    assert not contract.swapab_ragged_n(2, "sm_100a")
+    assert contract.swapab_ragged_n(3, "sm_90a")
+    assert not contract.swapab_ragged_n(1, "sm_90a")
     assert [bn for bn in contract.BNS if contract.tile_fits_n(2240, bn)] == [224]
     assert not any(contract.tile_fits_n(2880, bn) for bn in contract.BNS)
     # ...but mode none on sm_90a has widths 160 and 192 too (contract.TILE_EXTRA_BNS)
@@ -54,9 +50,8 @@ def test_op_arguments():
         _args(N, schedule="swapab", cta_group=1)
         _args(N, schedule="splitk", cta_group=2)
     _args(2240, schedule="tile", bn=224)
-    with pytest.raises(InputError, match="N = 2880 is no multiple of 128: the swapab kernels "
-                                         "with cta_group 2 cannot serve it"):
-        _args(2880, "ar", schedule="swapab", cta_group=2)
+    for mode in ("none", "rs", "ar"):   # the wide kernel reaches past N (twelfth session)
+        _args(2880, mode, schedule="swapab", cta_group=2)
     with pytest.raises(InputError, match=r"N = 2880: no tile-schedule width \(128, 224, 256\) "
                                          r"divides it"):
         _args(2880, "rs", schedule="tile")
@@ -92,7 +87,7 @@ def test_dispatch_picks_only_kernels_that_serve_n(N):
                     continue
                 schedule, bn, cg = p
                 if contract.decode_schedule(schedule):
-                    assert contract.decode_fits_n(N, cg, mode, "sm_90a", schedule), (M, p)
+                    assert contract.decode_fits_n(N, cg, "sm_90a", schedule), (M, p)
                 else:
                     assert contract.tile_fits_n(N, bn), (M, p)
 
@@ -105,14 +100,17 @@ def test_op_serves_decode_rows_only_where_no_tile_width_divides_n():
     for M in (1, 100, 300, 512):
         schedule, bn, cg = op.choice(M)
         # (cta_group 2 at N 704 = 5.5 x 128: mode none's wide kernel reaches past N)
-        assert schedule != "tile" and contract.choice_fits_n(704, schedule, bn, cg, "none",
-                                                             "sm_90a")
+        assert schedule != "tile" and contract.choice_fits_n(704, schedule, bn, cg, "sm_90a")
     assert {op.choice(M)[2] for M in range(16, 513, 16)} >= {2}
-    for mode in ("rs", "ar"):       # rs/ar's wide kernel needs 128 | N: never at N 704
+    for mode in ("rs", "ar"):   # rs/ar's wide kernel serves N 704, but no rule takes it there
         assert all(dispatch.swapab_cta_group(None, M, mode, "sm_90a", 704) == 1
-                   and dispatch.choose_fused_by_fill(M, 704, mode, "sm_90a", 132, 512)
-                   in (None, ("swapab", dispatch.swapab_default_token_tile(M, mode), 1))
                    for M in range(1, 513, 17))
+        picks = {dispatch.choose_fused_by_fill(M, N, mode, "sm_90a", 132, 512)
+                 for M in range(16, 513, 16) for N in (704, 2880)}
+        assert all(p is None or p[2] == 1 for p in picks), picks
+        assert any(p is not None and p[2] == 2      # (where 128 | N it weighs it)
+                   for p in {dispatch.choose_fused_by_fill(M, 768, mode, "sm_90a", 132, 512)
+                             for M in range(16, 513, 16)})
     # N 2880 (gpt-oss): widths 160 / 192 serve every M in mode none on sm_90a (eleventh session)
     full = GemmRsAr(2048, 2880, 1024, "none", arch="sm_90a", device="cpu", sm_budget=132)
     assert full.max_served_m == 2048 and full.should_run(x)

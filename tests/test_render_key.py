@@ -42,11 +42,12 @@ def test_context_has_named_variables():
     assert template_context(dataclasses.replace(none_cg2, cta_group=1))["wide"] is False
     rs_cg2 = Variant("sm_90a", "rs", "unicast", 160, 2, 2, schedule="swapab")
     assert template_context(rs_cg2)["wide"] is True
-    # mode none's wide kernel (sm_90a) and cta_group 3 may reach past N; rs/ar's not
+    # the wide kernel (sm_90a, every mode) and cta_group 3 may reach past N; cta_group 1 not
     assert template_context(none_cg2)["ragged_n"] is True
+    assert template_context(rs_cg2)["ragged_n"] is True
     assert template_context(dataclasses.replace(none_cg2, cta_group=3))["ragged_n"] is True
     assert template_context(dataclasses.replace(none_cg2, cta_group=1))["ragged_n"] is False
-    assert template_context(rs_cg2)["ragged_n"] is False
+    assert template_context(dataclasses.replace(rs_cg2, cta_group=1))["ragged_n"] is False
     # splitk: the cluster size is the K split; never wide
     sk = Variant("sm_90a", "ar", "unicast", 64, 4, 2, schedule="splitk")
     assert (template_context(sk)["ksplit"], template_context(sk)["wide"]) == (4, False)

@@ -157,20 +157,22 @@ def test_entry_of_an_older_contract_is_a_cache_miss(tmp_path, encoded, monkeypat
 
 
 def test_entry_whose_w_tile_cannot_reach_past_n_is_a_cache_miss():
-    """Mode none's wide decode kernel reaches past N since the twelfth session (launch
-    "ragged_n"): an entry built before (no key, or False) would leave N's last 64 columns
-    unwritten at N = 64 mod 128, so it is refused however N is; cta_group 3's older entries were
-    ragged already, rs/ar's wide kernel never is."""
-    wide = Variant("sm_90a", "none", None, 128, 2, None, schedule="swapab")
-    kern = _kernel(wide)
-    assert "cannot reach past N" in kern.contract_mismatch()
-    kern.entry.meta["launch"]["ragged_n"] = False
-    assert "cannot reach past N" in kern.contract_mismatch()
-    kern.entry.meta["launch"]["ragged_n"] = True
-    assert kern.contract_mismatch() is None
-    assert _kernel(dataclasses.replace(wide, cta_group=3, bn=96)).contract_mismatch() is None
-    assert _kernel(Variant("sm_90a", "rs", "unicast", 128, 2, TP, schedule="swapab")
-                   ).contract_mismatch() is None
+    """The wide decode kernel reaches past N since the twelfth session (launch "ragged_n"): an
+    entry built before (no key, or False) would leave N's last 64 columns unwritten (mode none)
+    or land them in the next row (rs/ar) at N = 64 mod 128, so it is refused however N is;
+    cta_group 3's older entries were ragged already, cta_group 1 never is."""
+    for wide in (Variant("sm_90a", "none", None, 128, 2, None, schedule="swapab"),
+                 Variant("sm_90a", "rs", "unicast", 128, 2, TP, schedule="swapab"),
+                 Variant("sm_90a", "ar", "unicast", 64, 2, TP, schedule="swapab")):
+        kern = _kernel(wide)
+        assert "cannot reach past N" in kern.contract_mismatch()
+        kern.entry.meta["launch"]["ragged_n"] = False
+        assert "cannot reach past N" in kern.contract_mismatch()
+        kern.entry.meta["launch"]["ragged_n"] = True
+        assert kern.contract_mismatch() is None
+        assert _kernel(dataclasses.replace(wide, cta_group=1)).contract_mismatch() is None
+    none_cg3 = Variant("sm_90a", "none", None, 96, 3, None, schedule="swapab")
+    assert _kernel(none_cg3).contract_mismatch() is None
 
 
 REPO_CACHE = Path(__file__).resolve().parent.parent / "generated"

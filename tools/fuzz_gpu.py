@@ -62,7 +62,7 @@ def draw_case(rng: random.Random, arch: str = "sm_90a") -> dict:
     elif pick < 0.6:
         schedule = "swapab"
         cta_group = rng.choice([cg for cg in contract.swapab_cta_groups(arch, mode)
-                                if contract.decode_fits_n(N, cg, mode, arch)])
+                                if contract.decode_fits_n(N, cg, arch)])
         bn = rng.choice(contract.swapab_cta_group_bns(arch, mode, cta_group))
     elif pick < 0.75 and arch in contract.SCHEDULE_ARCHS["splitk"]:
         # the K split: a cluster size K allows (one k-tile per CTA), else the decode schedule

@@ -164,11 +164,11 @@ def swapab_cta_group(fixed: int | None = None, M: int = 0, mode: str = "rs",
     cta_group 1 at M 288..448 on one H200 (cold weights, K = 2304: 0.92x-1.04x torch.mm against
     0.80x-0.96x; BENCHMARKS.md, the wide decode kernel). rs/ar: 1; the wide kernel won only at
     a few RS points (K = 2304, M 288..320 and 512), which the tables pick. Given N, the wide
-    kernel only where it serves N (contract.decode_fits_n: rs/ar's 128-row W tiles divide N)."""
+    kernel only where it serves N (contract.decode_fits_n)."""
     if fixed is not None:
         return fixed
     two_tiles = mode == "none" and M > SWAPAB_DEFAULT_MAX_M
-    wide = 2 in SWAPAB_CTA_GROUPS.get(arch, ()) and (N is None or decode_fits_n(N, 2, mode, arch))
+    wide = 2 in SWAPAB_CTA_GROUPS.get(arch, ()) and (N is None or decode_fits_n(N, 2, arch))
     return 2 if two_tiles and wide else 1
 
 
@@ -275,7 +275,7 @@ def fill_options(M: int, N: int, arch: str, bns: tuple[int, ...] | None = None,
     else:
         opts = list(tiles)
     for cg in swapab_cta_groups(arch, "none"):
-        if (cta_groups is None or cg in cta_groups) and decode_fits_n(N, cg, "none", arch):
+        if (cta_groups is None or cg in cta_groups) and decode_fits_n(N, cg, arch):
             opts += [("swapab", bt, cg) for bt in tts if ("swapab", bt, cg) not in opts
                      and decode_kernel_exists(arch, "none", bt, cg)]
     return opts + [t for t in tiles if t not in opts]
@@ -440,9 +440,10 @@ def fill_rule_applies(arch: str) -> bool:
 
 def ragged_wide_past_one_wave(option: tuple[str, int, int], M: int, N: int,
                               sm_budget: int) -> bool:
-    """Whether `option` is mode none's wide decode kernel (cta_group 2) with its last 128-row W
-    tile past N (N = 64 mod 128; contract.swapab_ragged_n) and more (W tile, token tile) pairs
-    than `sm_budget` CTAs. choose_none_by_fill leaves such options out. One H200, twelfth
+    """Whether `option` is the wide decode kernel (cta_group 2) with its last 128-row W tile past
+    N (N = 64 mod 128; contract.swapab_ragged_n) and more (W tile, token tile) pairs than
+    `sm_budget` CTAs. choose_none_by_fill leaves such options out (choose_fused_by_fill weighs no
+    wide kernel past N at all). Mode none on one H200, twelfth
     session: at 16 random (N = 64 mod 128, K, M <= 512) where the ragged kernel moved the fill
     rule's pick, it measured 1.01x-1.20x the pick without it at the 11 points whose pairs fit one
     wave, and 0.73x-1.02x at the other 5 (N 9024..14144, M 297..506: 213..333 pairs; three lost
@@ -508,7 +509,11 @@ def choose_fused_by_fill(M: int, N: int, mode: str, arch: str, sm_budget: int,
     the default and the mode's wide decode kernels (cta_group 2, its token tiles from M's down
     to M / FILL_MAX_TOKEN_TILES), the cheapest under the wave-fill model (fill_cost; a tie
     keeps the default); None elsewhere (the rules decide). Each wide CTA pushes its token
-    tile's rows and reduces them, so the exchange spreads over the same CTAs as the GEMM."""
+    tile's rows and reduces them, so the exchange spreads over the same CTAs as the GEMM. Only
+    where its 128-row W tiles divide N: the wide kernel past N (twelfth session) measured
+    0.93x-0.94x (RS) and 1.05x-1.09x (AR) of cta_group 1 on two virtual ranks of one H200 (N
+    2880, K 2048, M 256 / 512), and never across two GPUs, so rs/ar take it only from a tuning
+    table or a fixed cta_group."""
     if (mode not in ("rs", "ar") or not fill_rule_applies(arch)
             or choose_schedule(M, arch, land_rows, None, mode) != "swapab"
             or N // SWAPAB_BM >= FUSED_FILL_MAX_SHARE * sm_budget):
@@ -517,7 +522,7 @@ def choose_fused_by_fill(M: int, N: int, mode: str, arch: str, sm_budget: int,
                swapab_cta_group(None, M, mode, arch, N))
     opts = [default] + [("swapab", bt, 2) for bt in token_tile_span(M, swapab_bns(arch, mode))
                         if decode_kernel_exists(arch, mode, bt, 2) and ("swapab", bt, 2) != default
-                        and decode_fits_n(N, 2, mode, arch)]
+                        and N % swapab_w_rows(2) == 0]
     return min(opts, key=lambda o: fill_cost(o, M, N, sm_budget))
 
 

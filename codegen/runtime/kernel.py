@@ -53,7 +53,7 @@ class LoadedKernel:
         if have != want:
             return f"its kernel parameters {have} are not the contract's {want}"
         v = self.variant
-        if v.schedule == "swapab" and contract.swapab_ragged_n(v.cta_group, v.mode, v.arch):
+        if v.schedule == "swapab" and contract.swapab_ragged_n(v.cta_group, v.arch):
             # (entries from before the launch key: ragged exactly where W rows divide no MIN_BN)
             built = self.entry.meta["launch"].get(
                 "ragged_n", contract.MIN_BN % contract.swapab_w_rows(v.cta_group) != 0)

@@ -178,8 +178,7 @@ class GemmRsAr:
                                             and self.arch in contract.SCHEDULE_ARCHS[schedule])
             if schedule == "splitk":
                 usable = usable and self.K >= contract.splitk_min_k(cg)
-            if usable and contract.choice_fits_n(self.N, schedule, bn, cg, self.mode,
-                                                          self.arch):
+            if usable and contract.choice_fits_n(self.N, schedule, bn, cg, self.arch):
                 return schedule, bn, cg
         known = self._sm_budget is not None or self.group is not None or torch.cuda.is_available()
         if unfixed and known:

@@ -88,7 +88,7 @@ def check_op_args(max_M, N, K, mode, group, *, bn, cta_group, sm_budget, transpo
                          f"schedule='tile' cannot serve it; leave schedule to the dispatcher "
                          f"(the decode schedules serve M <= {contract.SWAPAB_MAX_ROWS})")
     if contract.decode_schedule(schedule) and cta_group is not None and \
-            not contract.decode_fits_n(N, cta_group, mode, arch, schedule):
+            not contract.decode_fits_n(N, cta_group, arch, schedule):
         raise InputError(f"N = {N} is no multiple of {contract.swapab_w_rows(cta_group)}: the "
                          f"{schedule} kernels with cta_group {cta_group} cannot serve it (their "
                          f"W tiles are {contract.swapab_w_rows(cta_group)} rows); use "

@@ -76,7 +76,7 @@ def candidates(M: int, N: int, arch: str = "sm_90a", mode: str = "rs",
             for bt in token_tile_span(M, contract.swapab_bns(arch, mode), MAX_TOKEN_TILES)
             for cg in contract.SWAPAB_CTA_GROUPS[arch]
             if contract.decode_kernel_exists(arch, mode, bt, cg)
-            and contract.decode_fits_n(N, cg, mode, arch)]
+            and contract.decode_fits_n(N, cg, arch)]
     if K is None or arch not in contract.SCHEDULE_ARCHS["splitk"]:
         return out
     return out + [("splitk", bt, cg)
@@ -298,7 +298,7 @@ def _row(doc, i: int, N: int, arch: str, mode: str) -> Row:
     cg = _choice(doc, "cta_group", contract.schedule_cta_groups(arch, schedule), where)
     if schedule == "tile" and N % bn:
         raise _Bad(f"{where}bn {bn} does not divide N = {N}")
-    if contract.decode_schedule(schedule) and not contract.decode_fits_n(N, cg, mode, arch, schedule):
+    if contract.decode_schedule(schedule) and not contract.decode_fits_n(N, cg, arch, schedule):
         raise _Bad(f"{where}the {schedule} kernels with cta_group {cg} do not serve N = {N}")
     if schedule == "swapab" and not contract.decode_kernel_exists(arch, mode, bn, cg):
         raise _Bad(f"{where}no {arch} {mode} swapab kernel has token tile {bn} with cta_group "

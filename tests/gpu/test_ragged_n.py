@@ -1,6 +1,7 @@
 """N a multiple of 64 but not of 128 (contract.N_MULTIPLE; gpt-oss's hidden size is 2880): the
 decode kernels with 64-row W tiles (cta_group 1, splitk), the 192-row W tile reaching past N
-(cta_group 3, mode none), mode none's wide kernel (cta_group 2) likewise, and the tile schedule at a width dividing N (224) against fp32
+(cta_group 3, mode none), the wide kernel (cta_group 2, every mode) likewise, and the tile schedule
+at a width dividing N (224) against fp32
 references on fresh data, outputs NaN-poisoned first (gpu_common); past the decode rows, where no
 tile width divides N (mode none on sm_90a: 128, 160, 192, 224 or 256; rs/ar: 128, 224 or 256), a call
 is refused before any launch."""
@@ -95,6 +96,7 @@ def test_fused_n_not_a_multiple_of_128(tp, mode, schedule):
         for M in DECODE_MS + DECODE_MS[::-1]:
             xs, ws, outs = run_poisoned(op, tp, M, N, K)
             op.synchronize()
+            # (no table: the default; the wide kernel past N only from a table or fixed)
             assert op.last_launch[0]["cta_group"] in ((1,) if schedule is None else (2, 4))
             check_outputs(mode, outs, xs, ws, f"{mode} tp={tp} N={N} M={M} {schedule}")
         xs, ws = rank_inputs(tp, 600, N, K)
@@ -103,6 +105,30 @@ def test_fused_n_not_a_multiple_of_128(tp, mode, schedule):
         assert not op.should_run(xs[0])
         xs, ws = rank_inputs(tp, 129, N, K)
         check_graph_replays(op, mode, xs, ws, f"graph {mode} tp={tp} N={N} {schedule}")
+        torch.cuda.synchronize()
+
+
+@pytest.mark.gpu
+@requires_gpu
+@pytest.mark.parametrize("bn", [16, 64, 128, 256])
+@pytest.mark.parametrize("mode", ["rs", "ar"])
+@pytest.mark.parametrize("tp", [2, 8])
+def test_fused_wide_kernel_past_n(tp, mode, bn):
+    """rs / ar's wide decode kernel (cta_group 2) at N = 64 mod 128 on virtual ranks: the last W
+    tile's landing stores and reduction stop at N (a store past N would land in the next row of
+    the slot), every rank's output NaN-poisoned first; issue 9's M list up and down, then N 2944
+    (a multiple of 128) on the same kernel, then a graph replayed on fresh inputs."""
+    for N, K in ((2880, 1000), (704, 512), (2944, 1000)):
+        group = VirtualGroup(tp, 512, N, mode)
+        op = GemmRsAr(512, N, K, mode, group, schedule="swapab", bn=bn, cta_group=2,
+                      timeout_ms=TIMEOUT_MS)
+        for M in WIDE_MS + WIDE_MS[::-1]:
+            xs, ws, outs = run_poisoned(op, tp, M, N, K)
+            op.synchronize()
+            assert op.last_launch[0]["cta_group"] == 2
+            check_outputs(mode, outs, xs, ws, f"{mode} tp={tp} N={N} M={M} wide bn={bn}")
+        xs, ws = rank_inputs(tp, 200, N, K)
+        check_graph_replays(op, mode, xs, ws, f"graph {mode} tp={tp} N={N} wide bn={bn}")
         torch.cuda.synchronize()
 
 

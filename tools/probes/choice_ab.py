@@ -88,7 +88,7 @@ def resolve(rule: str, M: int, N: int, arch: str, sm_budget: int, land_rows: int
         return dispatch.choose_none_by_fill(M, N, arch, sm_budget, land_rows, **kw)
     if rule == "fillk-noragged":   # before mode none's wide kernel reached past N (twelfth)
         real = contract.swapab_ragged_n
-        contract.swapab_ragged_n = lambda cg, mode, arch: real(cg, "rs", arch)
+        contract.swapab_ragged_n = lambda cg, arch: cg == 3
         try:
             return resolve("fillk", M, N, arch, sm_budget, land_rows, K, slots)
         finally:
