@@ -5,7 +5,9 @@
 # tests/multigpu/run_correctness.py's fixed cases). Eighth session: its fuzz cases now also
 # draw K no multiple of 64 and pass x / W as row-strided views (a quarter of the cases each;
 # neither has run across GPUs yet). Ninth session: `decode` added (issue 9's target table);
-# still not run (no x2 lent).
+# still not run (no x2 lent). Twelfth session: `ragged` added (rs/ar's wide decode kernel past N,
+# N 2880: correct on virtual ranks, mixed there, taken by no rule: does it pay on the link?);
+# `check`'s fuzz now draws it too.
 # Replaces the fourth session's next_x2.sh (never run; removed: same `large` and `smalln`, here
 # with `check` and `splitk` added). Build here first (CPU, ~2 min), narrowed so the carry stays
 # under 64 MiB with the checkout (~37 MB), cubins only:
@@ -23,6 +25,7 @@
 #   bash docs/results/2026-12-01_h200_splitk/next_x2.sh decode   (~6 min: issue 9's table, N 7168)
 #   bash docs/results/2026-12-01_h200_splitk/next_x2.sh splitk   (~3 min: fused splitk at small N)
 #   bash docs/results/2026-12-01_h200_splitk/next_x2.sh smalln   (~4 min: fused decode at N 4096)
+#   bash docs/results/2026-12-01_h200_splitk/next_x2.sh ragged   (~4 min: rs/ar wide kernel past N)
 #   bash docs/results/2026-12-01_h200_splitk/next_x2.sh large    (~8 min: issue 10, 3 builds A/B)
 # `splitk` asks whether rs/ar want mode none's K split at small N (mode none: 1.03x-2.68x at N
 # <= 3072, K >= 3072; BENCHMARKS.md fifth session): N 2048 (a 2B-class model's hidden size), K
@@ -67,12 +70,22 @@ case "${1:-}" in
     timeout 400 $TR tools/bench_multi_gpu.py --modes rs,ar --n 7168 --ks 768,1536,2304 \
       --ms 16,32,64,128,256,512 --rounds 3 --json $R/decode.json > $R/decode.txt 2>&1
     echo "decode rc=$? $(( $(date +%s)-T0 ))s"; grep -E "^\s+(rs|ar) " $R/decode.txt | cut -c1-110 ;;
+  ragged)
+    # gpt-oss's hidden size: the default (cta_group 1, one 64-row W tile per CTA: 45 CTAs)
+    # against the wide kernel past N at two token tiles. If cg2 wins on the link, let
+    # dispatch.choose_fused_by_fill weigh it past N (drop its 128 | N clause).
+    for fix in "" "--schedule swapab --bn 64 --cta-group 2" "--schedule swapab --bn 128 --cta-group 2"; do
+      tag=$(echo "${fix:-dispatch}" | tr -d ' -' )
+      timeout 150 $TR tools/bench_multi_gpu.py --modes rs,ar --n 2880 --ks 2048,4096 \
+        --ms 64,128,256,384,512 --rounds 3 $fix --json $R/ragged_$tag.json > $R/ragged_$tag.txt 2>&1
+      echo "ragged $tag rc=$? $(( $(date +%s)-T0 ))s"; grep -E "^\s+(rs|ar) " $R/ragged_$tag.txt | cut -c1-110
+    done ;;
   large)
     timeout 570 python3 tools/ab_time.py --side new=cache_tp2 --side prev=cache_tp2/ab_prev \
       --side old=cache_tp2/ab_old --reps 2 --timeout 90 --out $R/large -- $TR \
       tools/bench_multi_gpu.py --modes rs,ar --ms 2048,8192,32768 --ks 768,2304 --link-mib 512 \
       --replays 10 --no-ours-gemm --schedule tile --json {json}
     echo "large-M done $(( $(date +%s)-T0 ))s" ;;
-  *) echo "next_x2.sh: say check, decode, splitk, smalln or large" >&2; exit 64 ;;
+  *) echo "next_x2.sh: say check, decode, splitk, smalln, ragged or large" >&2; exit 64 ;;
 esac
 cd $OUT && tar czf r.tgz r && rm -rf r
