@@ -95,7 +95,7 @@ def template_context(variant: Variant, trace: bool = False) -> dict:
         "epi_tokens": epi_tokens,
         "epi_passes": contract.cdiv(variant.bn, epi_tokens),
         # the decode kernel's W tile can reach past N (contract.swapab_ragged_n: cta_group 3,
-        # and 2 in mode none)
+        # and the wide kernel on sm_90a)
         "ragged_n": (variant.schedule == "swapab"
                      and contract.swapab_ragged_n(variant.cta_group, variant.arch)),
         # the kernel's scalar parameters in PTX order (templates/params.j2 renders them)

@@ -10,6 +10,9 @@ requires_gpu = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a
 
 _seeds = itertools.count(1234)
 
+#: Issue 9's decode row counts every new decode schedule is tested at (up and down).
+ISSUE9_MS = (1, 2, 15, 16, 17, 63, 64, 65, 127, 255, 511)
+
 
 def fresh(shape, device="cuda"):
     """randn * 0.1 in bf16 with a seed never used before in this process."""
