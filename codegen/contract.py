@@ -48,9 +48,13 @@ BNS = (128, 224, 256)
 #: 512 only. One H200 (BENCHMARKS.md, 2026-12-01 eleventh session): the N 5120 model shapes at M
 #: 512..1024 0.80x-0.96x torch.mm -> 0.97x-1.05x, N 3072 K 8192 M 1024 0.72x -> 0.99x; 12 random
 #: held-out shapes past 512 rows 1.058x the picks without them. The dispatcher weighs them where
-#: they divide N (tile_widths). rs/ar keep BNS (their flags and workspace are sized by
-#: MIN_BN tiles; not measured across GPUs).
-TILE_EXTRA_BNS = {"sm_90a": {"none": (160, 192)}}
+#: they divide N (tile_widths). rs/ar on sm_90a have them too (thirteenth session), so the fused
+#: op serves N 2880 past the decode rows (before: InputError, the layer fell back to torch.mm +
+#: NCCL); their flags are sized by MIN_BN tiles (flag_words: cdiv), of which a wider BN uses a
+#: prefix. rs/ar's dispatcher weighs them only where no width of BNS divides N
+#: (dispatch.choose_bn): their picks at N 5120 / 3072 / 6144 were measured across two GPUs
+#: with BNS, these widths were not (correct on virtual ranks of one H200 only).
+TILE_EXTRA_BNS = {"sm_90a": {"none": (160, 192), "rs": (160, 192), "ar": (160, 192)}}
 CTA_GROUPS = (1, 2)
 TPS = (2, 4, 8, 16)
 DTYPES = ("bf16",)

@@ -10,6 +10,7 @@ from codegen import contract
 from codegen.runtime import InputError, dispatch, tuning
 from codegen.runtime.op import GemmRsAr
 from codegen.runtime.op_args import check_op_args
+from test_runtime_validate import CpuGroup
 
 H200_SLOTS = {2: 66, 4: 30}
 
@@ -35,9 +36,11 @@ def test_which_kernels_serve_n():
     assert not contract.swapab_ragged_n(1, "sm_90a")
     assert [bn for bn in contract.BNS if contract.tile_fits_n(2240, bn)] == [224]
     assert not any(contract.tile_fits_n(2880, bn) for bn in contract.BNS)
-    # ...but mode none on sm_90a has widths 160 and 192 too (contract.TILE_EXTRA_BNS)
-    assert contract.tile_widths(2880, "sm_90a", "none") == (160, 192)
-    assert contract.tile_widths(2880, "sm_90a", "rs") == contract.tile_widths(2880) == ()
+    # ...but sm_90a has widths 160 and 192 too (contract.TILE_EXTRA_BNS; rs/ar since the
+    # thirteenth session)
+    for mode in ("none", "rs", "ar"):
+        assert contract.tile_widths(2880, "sm_90a", mode) == (160, 192)
+    assert contract.tile_widths(2880) == contract.tile_widths(2880, "sm_100a", "rs") == ()
     assert contract.tile_widths(2880, "sm_100a", "none") == ()
     assert contract.tile_widths(704, "sm_90a", "none") == ()     # 11 x 64
     assert contract.flag_words(64, 64, 2) > 0       # a group of N 64 sizes its flags sanely
@@ -52,9 +55,12 @@ def test_op_arguments():
     _args(2240, schedule="tile", bn=224)
     for mode in ("none", "rs", "ar"):   # the wide kernel reaches past N (twelfth session)
         _args(2880, mode, schedule="swapab", cta_group=2)
-    with pytest.raises(InputError, match=r"N = 2880: no tile-schedule width \(128, 224, 256\) "
-                                         r"divides it"):
-        _args(2880, "rs", schedule="tile")
+    with pytest.raises(InputError, match=r"N = 704: no tile-schedule width \(128, 160, 192, 224, "
+                                         r"256\) divides it"):
+        _args(704, "rs", schedule="tile")
+    for mode in ("rs", "ar"):                    # 160 / 192 on sm_90a (thirteenth session)
+        _args(2880, mode, schedule="tile")
+        _args(2880, mode, schedule="tile", bn=192)
     _args(2880, schedule="tile")                 # mode none: 160 / 192 on sm_90a
     _args(2880, schedule="tile", bn=160)
     with pytest.raises(InputError, match=r"N = 704: no tile-schedule width \(128, 160, 192, 224, "
@@ -164,8 +170,13 @@ def test_op_weighs_the_tile_widths_of_its_arch():
         picks[arch] = {M: op.choice(M) for M in (1024, 2048)}
     assert {bn for _, bn, _ in picks["sm_90a"].values()} == {160}
     assert all(s == "tile" and bn in contract.BNS for s, bn, _ in picks["sm_100a"].values())
-    # N 2880: served past the decode rows on sm_90a only (sm_100a takes no N % 128 != 0)
-    assert GemmRsAr(4096, 2880, 1024, "none", arch="sm_90a", device="cpu").max_served_m == 4096
+    # N 2880: served past the decode rows on sm_90a only (sm_100a takes no N % 128 != 0); rs/ar
+    # too since the thirteenth session, at 160 / 192
+    for mode in ("none", "rs", "ar"):
+        group = None if mode == "none" else CpuGroup(tp=2, max_M=4096, N=2880, mode=mode)
+        op = GemmRsAr(4096, 2880, 1024, mode, group, arch="sm_90a", device="cpu", sm_budget=132)
+        assert op.max_served_m == 4096
+        assert [op.choice(M) for M in (1024, 4096)] == [("tile", 192, 2)] * 2, mode
 
 
 def test_fill_rule_weighs_the_ragged_wide_kernel_in_one_wave_only():

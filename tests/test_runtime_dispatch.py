@@ -361,17 +361,45 @@ def test_extra_tile_widths_in_the_rules(N, K, M, pick, before):
 
     assert rule() == pick
     assert rule(widths=contract.tile_widths(N)) == before
-    # rs/ar and sm_100a keep BNS
+    # rs/ar keep BNS where one of them divides N (every N here: their rule weighs the extra
+    # widths only where none does); sm_100a has BNS only
     for mode in ("rs", "ar"):
         assert dispatch.choose_bn(M, N, None, 132, 2, mode, arch="sm_90a") in contract.BNS
     assert dispatch.choose_bn(M, N, None, 132, 2, "none", arch="sm_100a") in contract.BNS
-    assert contract.tile_bns("sm_90a", "none") == (128, 160, 192, 224, 256)
-    assert contract.tile_bns("sm_90a", "rs") == contract.tile_bns("sm_100a", "none") == contract.BNS
+    for mode in ("none", "rs", "ar"):
+        assert contract.tile_bns("sm_90a", mode) == (128, 160, 192, 224, 256)
+    assert contract.tile_bns("sm_100a", "none") == contract.tile_bns("sm_100a", "rs") == contract.BNS
+
+
+@pytest.mark.parametrize("mode", ["rs", "ar"])
+def test_fused_extra_widths_only_where_no_base_width_divides_n(mode):
+    # N 2880 (gpt-oss): 160 / 192 are the only tile widths, so past the decode rows rs/ar run
+    # them (the op used to refuse M > its landing rows there); where BNS divides N the rule is
+    # the one measured across two GPUs, whatever the extra widths would price
+    for M in (513, 1000, 1024, 4096, 16384, 32768):
+        for cg in (1, 2):
+            assert dispatch.choose_bn(M, 2880, None, 132, cg, mode, arch="sm_90a") in (160, 192)
+            for N in (3072, 5120, 5760, 6144, 7168, 10240):
+                assert dispatch.choose_bn(M, N, None, 132, cg, mode, arch="sm_90a") in contract.BNS
+                assert (dispatch.choose_bn(M, N, None, 132, cg, mode, arch="sm_90a")
+                        == dispatch.choose_bn(M, N, None, 132, cg, mode, arch=None))
+    # ...the widest of them at every M and SM budget (192 beat or tied 160 at all 16 points on
+    # two virtual ranks, also at M 4096 where 160 has fewer waves of 66 CTAs)
+    for M, ctas in ((513, 132), (600, 132), (4096, 132), (4096, 66), (4096, None), (32768, 7)):
+        assert dispatch.choose_bn(M, 2880, None, ctas, 2, mode, arch="sm_90a") == 192
+    assert dispatch.choose_bn(4096, 1600, None, 132, 2, mode, arch="sm_90a") == 160  # 10 x 160
+    assert dispatch.choose_bn(4096, 2880, 160, None, 2, mode, arch="sm_90a") == 160
+    # mode none keeps its wave price over 160 / 192
+    assert dispatch.choose_bn(4096, 2880, None, 66, 2, "none", arch="sm_90a") == 160
 
 
 def test_tuning_candidates_weigh_the_extra_widths():
     from codegen.runtime import tuning
     none = {c for c in tuning.candidates(1024, 5760, "sm_90a", "none") if c[0] == "tile"}
     assert {bn for _, bn, _ in none} == {128, 160, 192}   # 5760 = 45 x 128 = 36 x 160 = 30 x 192
+    # rs/ar measure them too (a table may pick them; the rule weighs them where BNS does not
+    # divide N); sm_100a has none
     rs = {c for c in tuning.candidates(1024, 5760, "sm_90a", "rs") if c[0] == "tile"}
+    assert {bn for _, bn, _ in rs} == {128, 160, 192}
+    rs = {c for c in tuning.candidates(1024, 5760, "sm_100a", "rs") if c[0] == "tile"}
     assert {bn for _, bn, _ in rs} == {128}

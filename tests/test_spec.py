@@ -9,12 +9,12 @@ from codegen.spec import ARCHS, TPS, SpecError, Variant, deployment_matrix
 def test_name_round_trip_whole_matrix(tp):
     variants = deployment_matrix(tp, ARCHS)
     # tile, per arch: 2 modes x 2 transports x 3 bn (128, 224, 256) x 2 cg = 24 collective + 6
-    # plain GEMMs (sm_90a: + 4, bn 160 / 192 x 2 cg); swapab: 2 modes x 2 transports x 5 token tiles x cta groups (sm_90a 2 and 6,
+    # plain GEMMs (sm_90a: + 16 collective and + 4 plain, bn 160 / 192 x 2 cg); swapab: 2 modes x 2 transports x 5 token tiles x cta groups (sm_90a 2 and 6,
     # sm_100a 1) collective + token tiles x cta groups plain (sm_90a: also 160 for every mode,
     # 80/96/112/144/192/208/224 for mode none, and cta_group 3 at 8 token tiles, mode none;
     # sm_100a 5); splitk (both archs): 4 token tiles x 2 cluster sizes, 2 modes x 2 transports
     # collective + the same plain (sm_90a mode none: also 160 and 192)
-    assert len(variants) == (2 * (24 + 6) + 4 + (40 + 8 + 26 + 8) + (20 + 5)
+    assert len(variants) == (2 * (24 + 6) + 16 + 4 + (40 + 8 + 26 + 8) + (20 + 5)
                              + 2 * (4 * 8 + 8) + 2 * 2)
     assert len({v.name for v in variants}) == len(variants)
     for v in variants:
@@ -45,7 +45,7 @@ def test_canonical_names():
     (dict(arch="sm_100a", schedule="swapab", bn=512, cta_group=1), ["bn=512", "16, 32, 64, 128, 256"]),
     (dict(arch="sm_90a", schedule="swapab", bn=16, cta_group=4), ["cta_group=4", "1, 2"]),
     (dict(arch="sm_90a", schedule="swapab", bn=48, cta_group=1), ["bn=48", "16, 32, 64, 128, 160, 256"]),
-    (dict(arch="sm_90a", schedule="tile", bn=64, cta_group=1), ["bn=64", "128, 224, 256"]),
+    (dict(arch="sm_90a", schedule="tile", bn=64, cta_group=1), ["bn=64", "128, 160, 192, 224, 256"]),
     (dict(arch="sm_100a", schedule="splitk", bn=128, cta_group=1), ["cta_group=1", "2, 4"]),
     (dict(arch="sm_90a", schedule="splitk", bn=128, cta_group=1), ["cta_group=1", "2, 4"]),
     (dict(arch="sm_90a", schedule="splitk", bn=160, cta_group=2), ["bn=160", "16, 32, 64, 128"]),
@@ -77,7 +77,8 @@ def test_matrix_none_once_and_sorted_stably():
     [
         (dict(tp=3), ["tp=3", "2, 4, 8, 16"]),
         (dict(tp=32), ["tp=32", "2, 4, 8, 16"]),
-        (dict(bn=64), ["bn=64", "128, 224, 256"]),
+        (dict(bn=64), ["bn=64", "128, 160, 192, 224, 256"]),
+        (dict(bn=160, arch="sm_100a"), ["bn=160", "128, 224, 256"]),
         (dict(arch="sm_80"), ["arch='sm_80'", "sm_90a, sm_100a"]),
         (dict(mode="foo"), ["mode='foo'", "rs, ar, none"]),
         (dict(transport="nvls"), ["transport='nvls'", "multicast, unicast"]),

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import math
 
-from codegen.contract import (BM, MIN_BN, SCHEDULE_ARCHS,
+from codegen.contract import (BM, BNS, COLLECTIVE_MODES, MIN_BN, SCHEDULE_ARCHS,
                               SPLITK_CTA_GROUPS, SWAPAB_BM, SWAPAB_BNS, SWAPAB_CTA_GROUPS,
                               SWAPAB_EXTRA_BNS, SWAPAB_MAX_ROWS, cdiv, decode_fits_n,
                               decode_kernel_exists,
@@ -78,6 +78,16 @@ def choose_bn(M: int, N: int, fixed: int | None = None, ctas: int | None = None,
     if fixed is not None:
         return fixed
     widths = tile_widths(N, arch, mode) or (MIN_BN,)
+    if mode in COLLECTIVE_MODES:
+        # rs/ar: TILE_EXTRA_BNS (160 / 192) only where no width of BNS divides N (N 2880): the
+        # BNS picks were measured across two GPUs, the extra widths on virtual ranks only. There
+        # the widest is taken at every M: at N 2880 192 beat or tied 160 at all 16 points (two
+        # virtual ranks, K 1536 / 4096, M 1024..8192; 160 lost up to 22% at M 1024), also
+        # where the wave price below favoured 160 (BENCHMARKS.md, thirteenth session)
+        base = tuple(bn for bn in widths if bn in BNS)
+        if not base:
+            return max(widths)
+        widths = base
     # MIN_BN where it divides N; else (N no multiple of 128, contract.N_MULTIPLE) the smallest
     # width that does (224 for N a multiple of 224)
     narrow = MIN_BN if MIN_BN in widths else min(widths)

@@ -2,15 +2,16 @@
 decode kernels with 64-row W tiles (cta_group 1, splitk), the 192-row W tile reaching past N
 (cta_group 3, mode none), the wide kernel (cta_group 2, every mode) likewise, and the tile
 schedule at a width dividing N (224) against fp32 references on fresh data, outputs NaN-poisoned
-first (gpu_common); past the decode rows, where no
-tile width divides N (mode none on sm_90a: 128, 160, 192, 224 or 256; rs/ar: 128, 224 or 256), a call
-is refused before any launch."""
+first (gpu_common); past the decode rows the tile schedule at a width dividing N (sm_90a, every
+mode: 128, 160, 192, 224 or 256; N 2880 = 18 x 160 = 15 x 192), and where none divides N a call is
+refused before any launch."""
 import pytest
 import torch
 
 from codegen.runtime import GemmRsAr, InputError, VirtualGroup
-from gpu_common import (ISSUE9_MS, check_graph_replays, check_none, check_none_graph,
-                        check_outputs, fresh, rank_inputs, requires_gpu, run_poisoned)
+from gpu_common import (ISSUE9_MS, check_first_output_survives, check_graph_replays,
+                        check_none, check_none_graph, check_outputs, fresh, rank_inputs,
+                        requires_gpu, run_poisoned)
 
 DECODE_MS = (1, 17, 100, 129, 257, 511, 512)
 WIDE_MS = ISSUE9_MS + (512,)
@@ -99,10 +100,20 @@ def test_fused_n_not_a_multiple_of_128(tp, mode, schedule):
             # (no table: the default; the wide kernel past N only from a table or fixed)
             assert op.last_launch[0]["cta_group"] in ((1,) if schedule is None else (2, 4))
             check_outputs(mode, outs, xs, ws, f"{mode} tp={tp} N={N} M={M} {schedule}")
-        xs, ws = rank_inputs(tp, 600, N, K)
-        with pytest.raises(InputError, match="exceeds 512"):
-            op.run_all(xs, ws)
-        assert not op.should_run(xs[0])
+        if N == 2880 and schedule is None:
+            # 2880 = 18 x 160 = 15 x 192 (contract.TILE_EXTRA_BNS, rs/ar since the thirteenth
+            # session): past the decode rows the tile schedule serves it
+            for M in (513, 600, 1024):
+                xs, ws, outs = run_poisoned(op, tp, M, N, K)
+                op.synchronize()
+                assert op.last_launch[0]["schedule"] == "tile"
+                assert op.last_launch[0]["bn"] == 192
+                check_outputs(mode, outs, xs, ws, f"{mode} tp={tp} N={N} M={M} tile")
+        else:
+            xs, ws = rank_inputs(tp, 600, N, K)
+            with pytest.raises(InputError, match="exceeds (the )?512"):
+                op.run_all(xs, ws)
+            assert not op.should_run(xs[0])
         xs, ws = rank_inputs(tp, 129, N, K)
         check_graph_replays(op, mode, xs, ws, f"graph {mode} tp={tp} N={N} {schedule}")
         torch.cuda.synchronize()
@@ -148,3 +159,47 @@ def test_fused_tile_width_224(tp, mode):
         check_outputs(mode, outs, xs, ws, f"{mode} tp={tp} N={N} M={M}")
         if M > 512:
             assert op.last_launch[0]["schedule"] == "tile" and op.last_launch[0]["bn"] == 224
+
+
+@pytest.mark.gpu
+@requires_gpu
+@pytest.mark.parametrize("bn,cg", [(160, 1), (160, 2), (192, 1), (192, 2)])
+@pytest.mark.parametrize("mode", ["rs", "ar"])
+@pytest.mark.parametrize("tp", [2, 4, 8])
+def test_fused_tile_widths_160_192(tp, mode, bn, cg):
+    """rs / ar's tile kernels at widths 160 and 192 (sm_90a, thirteenth session) on virtual
+    ranks: N 2880 (gpt-oss: no width of 128 / 224 / 256 divides it), then N 5760 (a multiple of
+    128 too), K ragged; M past the decode rows up and down (row tiles straddling owners, a short
+    last tile, several waves), every rank's output NaN-poisoned first; the first call's output
+    kept across a second call; a graph replayed on fresh inputs."""
+    for N, K in ((2880, 1000), (5760, 520)):
+        group = VirtualGroup(tp, 4096, N, mode)
+        op = GemmRsAr(4096, N, K, mode, group, schedule="tile", bn=bn, cta_group=cg,
+                      timeout_ms=TIMEOUT_MS)
+        for M in (1, 129, 513, 1000, 4096, 2049, 777):
+            xs, ws, outs = run_poisoned(op, tp, M, N, K)
+            op.synchronize()
+            assert (op.last_launch[0]["bn"], op.last_launch[0]["cta_group"]) == (bn, cg)
+            check_outputs(mode, outs, xs, ws, f"{mode} tp={tp} N={N} M={M} tile bn={bn} cg={cg}")
+        xs, ws = rank_inputs(tp, 1500, N, K)
+        check_first_output_survives(op, mode, xs, ws, f"{mode} tp={tp} N={N} bn={bn} cg={cg}")
+        check_graph_replays(op, mode, xs, ws, f"graph {mode} tp={tp} N={N} bn={bn} cg={cg}")
+        torch.cuda.synchronize()
+
+
+@pytest.mark.gpu
+@requires_gpu
+@pytest.mark.parametrize("mode", ["rs", "ar"])
+def test_fused_n_2880_dispatched_past_the_decode_rows(mode):
+    """N 2880 through the dispatcher (TP 2, virtual ranks) from the decode rows into the tile
+    schedule's: every M served, the tile schedule at 160 or 192 past 512 rows."""
+    N, K, tp = 2880, 2048, 2
+    group = VirtualGroup(tp, 8192, N, mode)
+    op = GemmRsAr(8192, N, K, mode, group, timeout_ms=TIMEOUT_MS)
+    for M in (16, 512, 513, 1024, 3000, 8192):
+        xs, ws, outs = run_poisoned(op, tp, M, N, K)
+        op.synchronize()
+        if M > 512:
+            assert op.last_launch[0]["schedule"] == "tile" and op.last_launch[0]["bn"] == 192
+        check_outputs(mode, outs, xs, ws, f"{mode} N={N} M={M} dispatched")
+    assert op.should_run(fresh((8192, K)))
