@@ -7,7 +7,8 @@
 # neither has run across GPUs yet). Ninth session: `decode` added (issue 9's target table);
 # still not run (no x2 lent). Twelfth session: `ragged` added (rs/ar's wide decode kernel past N,
 # N 2880: correct on virtual ranks, mixed there, taken by no rule: does it pay on the link?);
-# `check`'s fuzz now draws it too.
+# `check`'s fuzz now draws it too. Thirteenth session: `ragged` also times rs/ar's new tile
+# widths 160 / 192 at N 2880 past the decode rows (fused there since; never on the link).
 # Replaces the fourth session's next_x2.sh (never run; removed: same `large` and `smalln`, here
 # with `check` and `splitk` added). Build here first (CPU, ~2 min), narrowed so the carry stays
 # under 64 MiB with the checkout (~37 MB), cubins only:
@@ -79,6 +80,14 @@ case "${1:-}" in
       timeout 150 $TR tools/bench_multi_gpu.py --modes rs,ar --n 2880 --ks 2048,4096 \
         --ms 64,128,256,384,512 --rounds 3 $fix --json $R/ragged_$tag.json > $R/ragged_$tag.txt 2>&1
       echo "ragged $tag rc=$? $(( $(date +%s)-T0 ))s"; grep -E "^\s+(rs|ar) " $R/ragged_$tag.txt | cut -c1-110
+    done
+    # thirteenth session: past the decode rows N 2880 is now fused at width 192 (before: torch.mm +
+    # NCCL); the fused vs the unfused paths on the link (never measured), and 160 for reference
+    for fix in "" "--schedule tile --bn 160"; do
+      tag=$(echo "${fix:-dispatch}" | tr -d ' -' )
+      timeout 150 $TR tools/bench_multi_gpu.py --modes rs,ar --n 2880 --ks 1536,4096 \
+        --ms 1024,4096,16384 --rounds 3 $fix --json $R/wide2880_$tag.json > $R/wide2880_$tag.txt 2>&1
+      echo "wide2880 $tag rc=$? $(( $(date +%s)-T0 ))s"; grep -E "^\s+(rs|ar) " $R/wide2880_$tag.txt | cut -c1-110
     done ;;
   large)
     timeout 570 python3 tools/ab_time.py --side new=cache_tp2 --side prev=cache_tp2/ab_prev \
