@@ -380,9 +380,21 @@ def decode_fits_n(N: int, cta_group: int, arch: str | None, schedule: str = "swa
     return N % rows == 0 or (schedule == "swapab" and swapab_ragged_n(cta_group, arch))
 
 
-def tile_fits_n(N: int, bn: int) -> bool:
-    """Whether the tile schedule at width `bn` serves N (its N tiles divide N)."""
-    return N % bn == 0
+def tile_ragged_n(arch: str | None, mode: str | None) -> bool:
+    """Whether the tile kernels of (arch, mode) serve an N their width does not divide: the grid
+    counts ceil(N / BN) N tiles, the last one's W rows past N load as zeros (TMA out-of-bounds
+    fill) and the TMA unit drops its stores past N (the output descriptor is [M, N]). Mode none
+    on sm_90a (thirteenth session), so any N a multiple of N_MULTIPLE is served at every M.
+    Not rs/ar (their reduction and AR copy-out read and write whole BN-wide tiles of a workspace
+    whose rows are N long) nor sm_100a (N % 128 == 0 there: n_multiple)."""
+    return arch == "sm_90a" and mode == "none"
+
+
+def tile_fits_n(N: int, bn: int, arch: str | None = None, mode: str | None = None) -> bool:
+    """Whether the tile schedule at width `bn` serves N: its N tiles divide N, or the (arch,
+    mode) kernels' last N tile may reach past it (tile_ragged_n; arch or mode None: not known,
+    so only a width dividing N)."""
+    return N % bn == 0 or (tile_ragged_n(arch, mode) and N % N_MULTIPLE == 0)
 
 
 def known_tile_bns(arch: str | None, mode: str | None) -> tuple[int, ...]:
@@ -392,17 +404,24 @@ def known_tile_bns(arch: str | None, mode: str | None) -> tuple[int, ...]:
 
 
 def tile_widths(N: int, arch: str | None = None, mode: str | None = None) -> tuple[int, ...]:
-    """The widths of known_tile_bns(arch, mode) that serve N; none at all where N is a multiple
-    of none of them (e.g. N 2880 in rs/ar: the op then serves the decode rows only)."""
-    return tuple(bn for bn in known_tile_bns(arch, mode) if tile_fits_n(N, bn))
+    """The widths of known_tile_bns(arch, mode) that divide N; where none does, every width if
+    the kernels' last N tile may reach past N (tile_ragged_n: mode none on sm_90a, e.g. N 704 =
+    11 x 64), else none at all (e.g. N 704 in rs/ar: the op then serves the decode rows only).
+    A width that divides N is never passed over for one that reaches past it."""
+    bns = known_tile_bns(arch, mode)
+    exact = tuple(bn for bn in bns if N % bn == 0)
+    if exact or not tile_ragged_n(arch, mode) or N % N_MULTIPLE:
+        return exact
+    return bns
 
 
-def choice_fits_n(N: int, schedule: str, bn: int, cta_group: int, arch: str | None) -> bool:
-    """Whether the kernel of (schedule, bn, cta_group) on `arch` serves N (decode_fits_n,
-    tile_fits_n)."""
+def choice_fits_n(N: int, schedule: str, bn: int, cta_group: int, arch: str | None,
+                  mode: str | None = None) -> bool:
+    """Whether the kernel of (schedule, bn, cta_group) on `arch` in `mode` serves N
+    (decode_fits_n, tile_fits_n)."""
     if decode_schedule(schedule):
         return decode_fits_n(N, cta_group, arch, schedule)
-    return tile_fits_n(N, bn)
+    return tile_fits_n(N, bn, arch, mode)
 
 
 def n_multiple(arch: str | None) -> int:

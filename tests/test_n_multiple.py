@@ -42,7 +42,16 @@ def test_which_kernels_serve_n():
         assert contract.tile_widths(2880, "sm_90a", mode) == (160, 192)
     assert contract.tile_widths(2880) == contract.tile_widths(2880, "sm_100a", "rs") == ()
     assert contract.tile_widths(2880, "sm_100a", "none") == ()
-    assert contract.tile_widths(704, "sm_90a", "none") == ()     # 11 x 64
+    # 704 = 11 x 64: no width divides it; mode none's tile kernels on sm_90a reach past N
+    # (contract.tile_ragged_n, thirteenth session), rs/ar's and sm_100a's do not
+    assert contract.tile_widths(704, "sm_90a", "none") == contract.tile_bns("sm_90a", "none")
+    assert contract.tile_widths(704, "sm_90a", "rs") == contract.tile_widths(704, "sm_100a") == ()
+    assert contract.tile_widths(704) == ()                      # arch / mode not known
+    assert contract.tile_fits_n(704, 128, "sm_90a", "none")
+    assert not contract.tile_fits_n(704, 128, "sm_90a", "ar") and not contract.tile_fits_n(704, 128)
+    assert not contract.tile_fits_n(700, 128, "sm_90a", "none")  # (no multiple of 64)
+    # a width that divides N is never passed over for one reaching past it
+    assert contract.tile_widths(2880, "sm_90a", "none") == (160, 192)
     assert contract.flag_words(64, 64, 2) > 0       # a group of N 64 sizes its flags sanely
 
 
@@ -63,13 +72,20 @@ def test_op_arguments():
         _args(2880, mode, schedule="tile", bn=192)
     _args(2880, schedule="tile")                 # mode none: 160 / 192 on sm_90a
     _args(2880, schedule="tile", bn=160)
-    with pytest.raises(InputError, match=r"N = 704: no tile-schedule width \(128, 160, 192, 224, "
-                                         r"256\) divides it"):
-        _args(704, schedule="tile")
+    # mode none on sm_90a: the last N tile reaches past N (contract.tile_ragged_n)
+    _args(704, schedule="tile")
+    _args(704, schedule="tile", bn=256)
+    _args(704, schedule="tile", arch=None)      # (arch not known yet: sm_90a may serve it)
+    with pytest.raises(InputError, match=r"N = 704 must be a positive multiple of 128 on sm_100a"):
+        _args(704, schedule="tile", arch="sm_100a")
+    with pytest.raises(InputError, match=r"N = 704 must be a positive multiple of 256$"):
+        _args(704, "rs", schedule="tile", bn=256)
     with pytest.raises(InputError, match="N = 2880 must be a positive multiple of 256$"):
-        _args(2880, schedule="tile", bn=256)
+        _args(2880, "rs", schedule="tile", bn=256)
     with pytest.raises(InputError, match="N = 2880 must be a positive multiple of 128$"):
-        _args(2880, bn=128)
+        _args(2880, "ar", bn=128)
+    _args(2880, schedule="tile", bn=256)         # mode none: reaching past N
+    _args(2880, bn=128)
     with pytest.raises(InputError, match="N = 2880 must be a positive multiple of 128 on sm_100a"):
         _args(2880, arch="sm_100a")
     with pytest.raises(InputError, match="N = 2900 must be a positive multiple of 64"):
@@ -79,7 +95,7 @@ def test_op_arguments():
 @pytest.mark.parametrize("N", [64, 192, 1088, 2880, 5056])
 def test_dispatch_picks_only_kernels_that_serve_n(N):
     """Every rule, every decode M, both budgets: a decode pick's W tiles fit N, a tile pick's
-    width divides it."""
+    width divides it (a tuning candidate's may reach past N in mode none)."""
     for M in range(1, 513, 7):
         for budget in (132, 66):
             picks = [("none", dispatch.choose_none_by_fill(M, N, "sm_90a", budget, 512, K=4096,
@@ -88,21 +104,27 @@ def test_dispatch_picks_only_kernels_that_serve_n(N):
                       for mode in ("rs", "ar")]
             for mode in ("none", "rs"):
                 picks += [(mode, c) for c in tuning.candidates(M, N, "sm_90a", mode, K=4096)]
-            for mode, p in picks:
+            for i, (mode, p) in enumerate(picks):
                 if p is None:
                     continue
                 schedule, bn, cg = p
                 if contract.decode_schedule(schedule):
                     assert contract.decode_fits_n(N, cg, "sm_90a", schedule), (M, p)
                 else:
-                    assert contract.tile_fits_n(N, bn), (M, p)
+                    assert contract.tile_fits_n(N, bn, "sm_90a", mode), (M, p)
+                    # the rules at decode sizes take no width reaching past N (mode none's
+                    # contract.tile_ragged_n: not measured against the decode kernels there)
+                    assert i >= 3 or N % bn == 0, (M, p)
 
 
 def test_op_serves_decode_rows_only_where_no_tile_width_divides_n():
+    # mode none on sm_90a: every M (the tile kernels' last N tile reaches past N,
+    # contract.tile_ragged_n, thirteenth session); sm_100a takes no N % 128 != 0
     op = GemmRsAr(2048, 704, 1024, "none", arch="sm_90a", device="cpu", sm_budget=132)
-    assert op.max_served_m == 512
+    assert op.max_served_m == 2048
     x = torch.zeros(600, 1024, dtype=torch.bfloat16)
-    assert not op.should_run(x) and op.should_run(x[:512])
+    assert op.should_run(x) and op.should_run(x[:512])
+    assert [op.choice(M) for M in (513, 2048)] == [("tile", 128, 2)] * 2
     for M in (1, 100, 300, 512):
         schedule, bn, cg = op.choice(M)
         # (cta_group 2 at N 704 = 5.5 x 128: mode none's wide kernel reaches past N)

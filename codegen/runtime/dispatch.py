@@ -109,9 +109,10 @@ def choose_cta_group(M: int, fixed: int | None = None) -> int:
 
 
 def gemm_tiles(M: int, N: int, bn: int, cluster: int) -> int:
-    """ceil(M/128) rounded up to the cluster size, times N/BN."""
+    """ceil(M/128) rounded up to the cluster size, times ceil(N/BN) (the last N tile may reach
+    past N: contract.tile_ragged_n)."""
     m_tiles = cdiv(cdiv(M, BM), cluster) * cluster
-    return m_tiles * (N // bn)
+    return m_tiles * cdiv(N, bn)
 
 
 def grid_size(M: int, N: int, bn: int, cluster: int, sm_budget: int, multiple: int = 1) -> int:
@@ -270,14 +271,16 @@ def fill_options(M: int, N: int, arch: str, bns: tuple[int, ...] | None = None,
     (cta_group 1) at each token tile from the smallest >= M down to M / FILL_MAX_TOKEN_TILES,
     the wide decode kernels (cta_group 2: 128-row W tiles; 3: 192 rows, at its token tiles) at
     the same token tiles (`cta_groups`: only these, for probes), and the tile schedule at each
-    width dividing N (its cta_group as choose_cta_group). The rules before this one come first
+    width dividing N (its cta_group as choose_cta_group; not the widths reaching past N). The rules before this one come first
     (up to M = SWAPAB_DEFAULT_MAX_M_TWO_TILES their decode default, above it the tile schedule,
     widest first), so a tie keeps what they chose. `bns`: the token tiles to weigh (default:
     every one the arch's mode-none kernels have); `widths`: the tile widths (default: the
     arch's mode-none ones that divide N, tile_widths)."""
     tts = token_tile_span(M, swapab_bns(arch, "none") if bns is None else bns)
     if widths is None:
-        widths = tile_widths(N, arch, "none")
+        # (only widths dividing N: one reaching past N, contract.tile_ragged_n, serves the rows
+        # past the decode kernels' and was not measured against them at these sizes)
+        widths = tuple(bn for bn in tile_widths(N, arch, "none") if N % bn == 0)
     tiles = [("tile", bn, choose_cta_group(M)) for bn in sorted(widths, reverse=True)]
     if M <= SWAPAB_DEFAULT_MAX_M_TWO_TILES:   # the rules' decode default first
         opts = [("swapab", swapab_default_token_tile(M, "none", arch=arch),

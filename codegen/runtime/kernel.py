@@ -44,9 +44,11 @@ class LoadedKernel:
     def mode(self) -> str:
         return self.variant.mode
 
-    def contract_mismatch(self) -> str | None:
+    def contract_mismatch(self, N: int | None = None) -> str | None:
         """Why this entry's parameter list is not the contract's (built by an older codegen),
-        or None. The runtime packs exactly the contract's list, so such an entry is unusable."""
+        or None. The runtime packs exactly the contract's list, so such an entry is unusable.
+        Given the op's N, also whether a tile kernel whose width does not divide N was built to
+        reach past it (contract.tile_ragged_n; older entries stop at floor(N / BN) tiles)."""
         want = [name for name, _ in contract.kernel_params(self.arch, self.mode,
                                                            self.variant.schedule)]
         have = [s.name for s in self.specs]
@@ -60,6 +62,10 @@ class LoadedKernel:
             if built is not True:
                 return (f"its last {contract.swapab_w_rows(v.cta_group)}-row W tile cannot "
                         f"reach past N, which the contract's runtime assumes")
+        if (v.schedule == "tile" and N is not None and N % v.bn
+                and self.entry.meta["launch"].get("ragged_n") is not True):
+            return (f"its tiles of {v.bn} columns stop at a multiple of {v.bn}, so it cannot "
+                    f"serve N = {N}")
         return None
 
     def _load(self):

@@ -149,10 +149,10 @@ class GemmRsAr:
 
     @property
     def max_served_m(self) -> int:
-        """The most rows a call may have: max_M, or where no tile-schedule width divides N (N no
-        multiple of 128, nor of 224; mode none on sm_90a: nor of 160 or 192, contract.tile_widths)
-        only what the decode schedules serve (the landing rows, at most
-        contract.SWAPAB_MAX_ROWS)."""
+        """The most rows a call may have: max_M, or where the tile schedule cannot serve N (no
+        width divides it -- N no multiple of 128, 224, nor on sm_90a of 160 or 192 -- and its
+        last N tile cannot reach past N: rs/ar, contract.tile_widths) only what the decode
+        schedules serve (the landing rows, at most contract.SWAPAB_MAX_ROWS)."""
         if contract.tile_widths(self.N, self._known_arch(), self.mode):
             return self.max_M
         return min(self.max_M, self.land_rows, contract.SWAPAB_MAX_ROWS)
@@ -178,7 +178,7 @@ class GemmRsAr:
                                             and self.arch in contract.SCHEDULE_ARCHS[schedule])
             if schedule == "splitk":
                 usable = usable and self.K >= contract.splitk_min_k(cg)
-            if usable and contract.choice_fits_n(self.N, schedule, bn, cg, self.arch):
+            if usable and contract.choice_fits_n(self.N, schedule, bn, cg, self.arch, self.mode):
                 return schedule, bn, cg
         known = self._sm_budget is not None or self.group is not None or torch.cuda.is_available()
         if unfixed and known:
@@ -289,7 +289,7 @@ class GemmRsAr:
                 k = load_kernel(entry, self._device().index)
             except ValueError as exc:  # an ABI or variant the runtime cannot use
                 raise CacheMissError(variant.name, cmd, f"entry {entry.dir}: {exc}") from None
-            why = k.contract_mismatch()
+            why = k.contract_mismatch(self.N)
             if why:
                 raise CacheMissError(variant.name, cmd, f"entry {entry.dir} was built by an "
                                      f"older codegen: {why}")

@@ -3,8 +3,9 @@ decode kernels with 64-row W tiles (cta_group 1, splitk), the 192-row W tile rea
 (cta_group 3, mode none), the wide kernel (cta_group 2, every mode) likewise, and the tile
 schedule at a width dividing N (224) against fp32 references on fresh data, outputs NaN-poisoned
 first (gpu_common); past the decode rows the tile schedule at a width dividing N (sm_90a, every
-mode: 128, 160, 192, 224 or 256; N 2880 = 18 x 160 = 15 x 192), and where none divides N a call is
-refused before any launch."""
+mode: 128, 160, 192, 224 or 256; N 2880 = 18 x 160 = 15 x 192), or in mode none at any width
+with its last N tile past N; where neither serves N (rs/ar at N 704) a call is refused before
+any launch."""
 import pytest
 import torch
 
@@ -29,14 +30,15 @@ def test_none_n_not_a_multiple_of_128(N, schedule, bn, cg):
     op = GemmRsAr(1024, N, K, "none", schedule=schedule, bn=bn, cta_group=cg)
     for M in DECODE_MS:
         check_none(op, M, N, K, f"none N={N} {schedule} bn={bn} cg={cg}")
-    if schedule is None and N != 704:
+    if schedule is None:
         # 192 and 2880 are multiples of the sm_90a mode-none tile widths 160 / 192
-        # (contract.TILE_EXTRA_BNS): the dispatcher serves every M
+        # (contract.TILE_EXTRA_BNS); 704 = 11 x 64 of none, but the tile kernels' last N tile
+        # reaches past N (contract.tile_ragged_n): the dispatcher serves every M
         for M in (513, 1000, 1024):
             check_none(op, M, N, K, f"none N={N} past the decode rows")
             assert op.last_launch[0]["schedule"] == "tile"
         return
-    # 704 = 11 x 64: no tile width divides it; a fixed decode schedule serves its rows only
+    # a fixed decode schedule serves its landing rows only
     with pytest.raises(InputError, match="exceeds"):
         op(0, fresh((513, K)), fresh((N, K)))
 
@@ -71,6 +73,40 @@ def test_none_wide_kernel_past_n_dispatched():
         seen.add((op.last_launch[0]["schedule"], op.last_launch[0]["cta_group"]))
     check_none_graph(op, 256, N, K, "none N=2880 M=256 graph")
     assert ("swapab", 2) in seen, seen
+
+
+@pytest.mark.gpu
+@requires_gpu
+@pytest.mark.parametrize("cg", [1, 2])
+@pytest.mark.parametrize("bn", [128, 160, 192, 224, 256])
+def test_none_tile_past_n(bn, cg):
+    """Mode none's tile kernels with their last N tile past N (contract.tile_ragged_n, sm_90a,
+    thirteenth session): N 64 (one tile, mostly past N), 704 = 11 x 64, 4544 (Falcon-7B's
+    hidden size, 71 x 64), 2880 at a width not dividing it; rows past N load as zeros, nothing
+    past N is stored (out is exactly [M, N], NaN-poisoned first); K ragged; M across the row
+    tiles, up and down; then a CUDA graph replayed on fresh x."""
+    K = 1000
+    for N in (64, 704, 4544, 2880):
+        if N % bn == 0:
+            continue
+        op = GemmRsAr(4096, N, K, "none", schedule="tile", bn=bn, cta_group=cg)
+        for M in (1, 129, 513, 1000, 4096, 2049, 300):
+            check_none(op, M, N, K, f"none N={N} tile bn={bn} cg={cg} past N")
+            assert (op.last_launch[0]["bn"], op.last_launch[0]["cta_group"]) == (bn, cg)
+        check_none_graph(op, 700, N, K, f"none N={N} tile bn={bn} cg={cg} graph")
+
+
+@pytest.mark.gpu
+@requires_gpu
+def test_none_tile_past_n_dispatched():
+    """N 704 / 4544 / 1088 through the dispatcher past the decode rows (before: refused past 512
+    rows): the tile schedule at every M, the decode picks below unchanged."""
+    K = 2048
+    for N in (704, 4544, 1088):
+        op = GemmRsAr(8192, N, K, "none")
+        for M in (256, 512, 513, 1024, 3000, 8192):
+            check_none(op, M, N, K, f"none N={N} M={M} dispatched")
+            assert (op.last_launch[0]["schedule"] == "tile") == (M > 512), op.last_launch[0]
 
 
 @pytest.mark.gpu
