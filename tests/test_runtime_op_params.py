@@ -175,6 +175,32 @@ def test_entry_whose_w_tile_cannot_reach_past_n_is_a_cache_miss():
     assert _kernel(none_cg3).contract_mismatch() is None
 
 
+def test_tile_entry_that_stops_at_a_multiple_of_its_width_is_refused_only_past_it(
+        tmp_path, monkeypatch):
+    """Mode none's tile kernels reach past N since the thirteenth session (launch "ragged_n"):
+    an older entry (no key) serves every N its width divides, and is a cache miss (naming the
+    rebuild) only for an op whose N it does not divide -- it would leave N's last columns
+    unwritten."""
+    v = Variant("sm_90a", "none", None, 128, 2, None)
+    kern = _kernel(v)
+    assert kern.contract_mismatch() is None and kern.contract_mismatch(768) is None
+    assert "cannot serve N = 704" in kern.contract_mismatch(704)
+    kern.entry.meta["launch"]["ragged_n"] = True
+    assert kern.contract_mismatch(704) is None
+    import codegen.runtime.op as op_mod
+    old = _kernel(v)
+    monkeypatch.setattr(op_mod, "find_entry", lambda *a: old.entry)
+    monkeypatch.setattr(op_mod, "load_kernel", lambda entry, dev: old)
+    monkeypatch.setattr(type(old), "function", property(lambda self: None))
+    for n, refused in ((704, True), (768, False)):
+        op = GemmRsAr(MAX_M, n, K, "none", arch="sm_90a", device="cpu", cache_dir=tmp_path)
+        if refused:
+            with pytest.raises(CacheMissError, match="older codegen.*cannot serve N = 704"):
+                op.kernel(v)
+        else:
+            assert op.kernel(v) is old
+
+
 REPO_CACHE = Path(__file__).resolve().parent.parent / "generated"
 
 
