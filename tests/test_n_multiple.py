@@ -201,6 +201,28 @@ def test_op_weighs_the_tile_widths_of_its_arch():
         assert [op.choice(M) for M in (1024, 4096)] == [("tile", 192, 2)] * 2, mode
 
 
+def test_a_fixed_decode_schedule_serves_its_landing_rows_only():
+    """should_run and the call agree where the schedule is fixed to a decode one (before: N 2880
+    in rs/ar gained tile widths, should_run said True past the landing rows of a fixed splitk op
+    whose call then raised; the GPU test caught it)."""
+    x = torch.zeros(600, 2048, dtype=torch.bfloat16)
+    for mode, N, kw in (("rs", 2880, dict(schedule="splitk")), ("ar", 7168, dict(bn=64)),
+                        ("none", 7168, dict(schedule="swapab")), ("none", 704, dict(cta_group=3)),
+                        ("rs", 7168, dict(bn=64, cta_group=2))):
+        group = None if mode == "none" else CpuGroup(tp=2, max_M=1024, N=N, mode=mode)
+        op = GemmRsAr(1024, N, 2048, mode, group, arch="sm_90a", device="cpu", sm_budget=132,
+                      **kw)
+        assert op.max_served_m == 512, (mode, N, kw)
+        assert not op.should_run(x), (mode, N, kw)
+        assert op.should_run(x[:512]) or op.min_m, (mode, N, kw)
+    for mode, N, kw in (("rs", 2880, {}), ("rs", 2880, dict(schedule="tile")),
+                        ("none", 704, dict(bn=128)), ("none", 7168, dict(cta_group=2))):
+        group = None if mode == "none" else CpuGroup(tp=2, max_M=1024, N=N, mode=mode)
+        op = GemmRsAr(1024, N, 2048, mode, group, arch="sm_90a", device="cpu", sm_budget=132,
+                      **kw)
+        assert op.max_served_m == 1024, (mode, N, kw)
+
+
 def test_fill_rule_weighs_the_ragged_wide_kernel_in_one_wave_only():
     """Mode none's wide kernel past N (N = 64 mod 128) is weighed only where its (W tile, token
     tile) pairs fit the SM budget (dispatch.ragged_wide_past_one_wave: multi-wave picks of it

@@ -151,11 +151,20 @@ class GemmRsAr:
     def max_served_m(self) -> int:
         """The most rows a call may have: max_M, or where the tile schedule cannot serve N (no
         width divides it -- N no multiple of 128, 224, nor on sm_90a of 160 or 192 -- and its
-        last N tile cannot reach past N: rs/ar, contract.tile_widths) only what the decode
-        schedules serve (the landing rows, at most contract.SWAPAB_MAX_ROWS)."""
-        if contract.tile_widths(self.N, self._known_arch(), self.mode):
+        last N tile cannot reach past N: rs/ar, contract.tile_widths), or where the op's schedule
+        is fixed to a decode one, only what the decode schedules serve (the landing rows, at most
+        contract.SWAPAB_MAX_ROWS)."""
+        if contract.tile_widths(self.N, self._known_arch(), self.mode) and not self._fixed_decode():
             return self.max_M
         return min(self.max_M, self.land_rows, contract.SWAPAB_MAX_ROWS)
+
+    def _fixed_decode(self) -> bool:
+        """Whether the op's fixed schedule (given, or implied by a fixed bn / cta_group) is a
+        decode schedule, which serves only the landing rows."""
+        fixed = self.fixed_schedule
+        if fixed is None:
+            fixed = contract.implied_schedule(self.fixed_bn, self.fixed_cta_group)
+        return contract.decode_schedule(fixed)
 
     def out_shape(self, M: int) -> tuple[int, int]:
         return contract.out_shape(self.mode, M, self.N, self.tp)
@@ -444,7 +453,7 @@ class GemmRsAr:
         plan = self._plans.get((rank, M))
         if plan is not None:
             return plan
-        if M > self.max_served_m:
+        if M > self.max_served_m and not self._fixed_decode():
             raise InputError(f"x.shape[0] (M) = {M} exceeds {self.max_served_m}: N = {self.N} "
                              f"is divided by no tile-schedule width "
                              f"{contract.known_tile_bns(self._known_arch(), self.mode)}, so only the "
