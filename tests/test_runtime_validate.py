@@ -436,3 +436,76 @@ def test_mode_none_without_a_table_dispatches_by_wave_fill(tmp_path):
                            best_unfused_us=9.5, best_unfused="torch.mm")])
     tabled = GemmRsAr(1024, 4096, 2048, "none", arch="sm_90a", sm_budget=132, cache_dir=tmp_path)
     assert tabled.choice(256) == ("tile", 128, 1)
+
+
+# ---- memory, neg views, autograd, devices, groups, threads (the review's gaps) ---------------
+def _launch_recorder(op):
+    """Replace the launch below the group's lock by a recorder of (rank, lock held)."""
+    seen = []
+    op._launch = lambda rank, x, w, out, M, ordered_after=None: seen.append(
+        (rank, op.group._launch_lock.locked()))
+    return seen
+
+
+def test_launches_hold_the_group_lock(op):
+    """A single call's launch and run_all's launches over every rank (and its join) hold the
+    group's lock, one lock shared by every op on the group; mode none has none."""
+    from codegen.runtime.group import launch_lock
+
+    seen = _launch_recorder(op)
+    op(2, bf16(8, K), bf16(N, K))
+    assert seen == [(2, True)]
+    joined = []
+    op._ready_event = lambda: None
+    op.join = lambda: joined.append(op.group._launch_lock.locked())
+    op.run_all([bf16(8, K) for _ in range(TP)], [bf16(N, K) for _ in range(TP)])
+    assert seen[1:] == [(r, True) for r in range(TP)] and joined == [True]
+    assert not op.group._launch_lock.locked()
+    other = GemmRsAr(MAX_M, N, 2 * K, "rs", op.group, arch="sm_90a")
+    assert other._launch_lock is op._launch_lock is launch_lock(op.group)
+    assert GemmRsAr(MAX_M, N, K, "none", arch="sm_90a", device="cpu")._launch_lock is None
+    seen.clear()
+    with pytest.raises(InputError):                    # a failed call leaves it released
+        op(0, bf16(8, K), bf16(N, K), out=bf16(1, 1))
+    assert not op.group._launch_lock.locked()
+
+
+def test_a_threads_run_all_is_never_interleaved_with_another_threads_call(op):
+    """Thread A's run_all stalls inside its first rank's launch; thread B's call on the same
+    group must wait until A launched every rank (without the lock B's launch lands between
+    A's ranks: each rank stream would then order the two calls differently)."""
+    import threading
+
+    order, started, go = [], threading.Event(), threading.Event()
+
+    def launch(rank, x, w, out, M, ordered_after=None):
+        order.append((threading.current_thread().name, rank))
+        if threading.current_thread().name == "A" and rank == 0:
+            started.set()
+            go.wait(5)
+
+    op._launch = launch
+    op._ready_event = lambda: None
+    op.join = lambda: None
+    a = threading.Thread(name="A", target=op.run_all,
+                         args=([bf16(8, K) for _ in range(TP)], [bf16(N, K) for _ in range(TP)]))
+    b = threading.Thread(name="B", target=op, args=(1, bf16(8, K), bf16(N, K)))
+    a.start()
+    assert started.wait(5)
+    b.start()
+    b.join(0.5)                 # B finishes now only if nothing holds it back
+    go.set()
+    a.join(5)
+    b.join(5)
+    assert order == [("A", 0), ("A", 1), ("A", 2), ("A", 3), ("B", 1)]
+
+
+def test_group_lock_of_a_group_with_slots():
+    from codegen.runtime.group import launch_lock
+
+    class Slotted:
+        __slots__ = ("tp",)
+
+    g = Slotted()
+    assert launch_lock(g) is launch_lock(g)
+    assert launch_lock(g) is not launch_lock(Slotted())

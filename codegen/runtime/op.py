@@ -6,6 +6,7 @@ packs the parameters of KERNEL-CONTRACT.md by name and launches on the rank's st
 """
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
 import torch
@@ -19,7 +20,7 @@ from . import stream_order
 from .call_plan import CallPlan, current_stream_handle
 from .cache_index import build_command, find_entry
 from .errors import CacheMissError, DriverError, InputError
-from .group import Group
+from .group import Group, launch_lock
 from .health import RankHealth
 from .kernel import LoadedKernel, load_kernel
 from .launch_plan import CallTensors, Descriptors, kernel_arguments
@@ -61,6 +62,10 @@ class GemmRsAr:
             CODEGEN_MANIFEST; a bare file name is looked up in <cache root>/manifests/), instead
             of the newest build of each variant.
         device: device of a group-less 'none' op (default: current device).
+
+    Thread-safe per group: a launch section (one call's launch, or run_all's launches over
+    every rank) holds the group's lock (group.launch_lock), so two threads' calls on one group
+    never interleave their ranks' launches.
     """
 
     def __init__(self, max_M: int, N: int, K: int, mode: str, group: Group | None = None,
@@ -84,6 +89,7 @@ class GemmRsAr:
             self.device = None  # resolved at first use: no GPU needed to construct
         else:
             self.device = torch.device("cuda", device) if isinstance(device, int) else torch.device(device)
+        self._launch_lock = launch_lock(group) if group is not None else None
         self._sm_budget = sm_budget
         self._arch = arch
         self._transport_req = transport
@@ -335,7 +341,15 @@ class GemmRsAr:
         else:
             check_out(out, self.out_shape(M), self._device())
             check_no_overlap("out", out, x=x, weight=weight)
-        self._launch(rank, x, weight, out, M)
+        lock = self._launch_lock  # the group's (mode none: None, it shares no buffers)
+        if lock is None:
+            self._launch(rank, x, weight, out, M)
+        else:
+            lock.acquire()
+            try:
+                self._launch(rank, x, weight, out, M)
+            finally:
+                lock.release()
         return out
 
     def run_all(self, xs, weights, out=None) -> list[torch.Tensor]:
@@ -361,16 +375,24 @@ class GemmRsAr:
             out = [torch.empty(shape, dtype=torch.bfloat16, device=self._device()) for _ in ranks]
         else:
             check_rank_outputs(out, shape, self._device(), xs, weights)
-        # One event recorded before any launch: a rank stream must never wait on work enqueued
-        # after another rank's kernel (it would serialise the ranks, which spin on each other).
+        ready = self._ready_event()
+        # every rank's launch under the group's lock: another thread's launches on this group
+        # must not land between them (each rank's stream would run the calls in another order)
+        with self._launch_lock or _NO_LOCK:
+            for r, x, w, o in zip(ranks, xs, weights, out):
+                self._launch(r, x, w, o, Ms[0], ordered_after=ready)
+            self.join()
+        return list(out)
+
+    def _ready_event(self) -> torch.cuda.Event:
+        """One event recorded on the caller's stream before any launch of a run_all: a rank
+        stream must never wait on work enqueued after another rank's kernel (it would
+        serialise the ranks, which spin on each other)."""
         dev = self._device()
         with torch.cuda.device(dev):
             ready = torch.cuda.Event()
             ready.record(torch.cuda.current_stream(dev))
-        for r, x, w, o in zip(ranks, xs, weights, out):
-            self._launch(r, x, w, o, Ms[0], ordered_after=ready)
-        self.join()
-        return list(out)
+        return ready
 
     def join(self) -> None:
         """Make the current stream wait for every local rank's stream."""
@@ -476,9 +498,10 @@ class GemmRsAr:
         return plan
 
     def _launch(self, rank: int, x, weight, out, M: int, ordered_after=None) -> None:
-        """Launch one rank. A rank with a stream of its own (virtual groups) first waits on
-        `ordered_after` (an event recorded on the caller's stream before any rank launched)
-        or, without one, on the current stream; otherwise it launches on the current stream."""
+        """Launch one rank; the caller holds the group's lock (group.launch_lock). A rank with
+        a stream of its own (virtual groups) first waits on `ordered_after` (an event recorded
+        on the caller's stream before any rank launched) or, without one, on the current
+        stream; otherwise it launches on the current stream."""
         plan = self._plan(rank, x, weight, out, M)
         dev = self._device()
         s = self.group.stream(rank) if self.group is not None and self.mode != "none" else None
@@ -502,11 +525,19 @@ class GemmRsAr:
             cur = torch.cuda.current_stream(dev)
             if s != cur:  # inputs (and out's allocation) are ordered on `cur`
                 if ordered_after is not None:
-                    s.wait_event(ordered_after)
+                    s.wait_event(ordered_after)  # run_all: its join orders every free after
                 else:
                     s.wait_stream(cur)
+                    # a single call returns before the caller joins: the allocator must not
+                    # hand these tensors' memory out again (freed on `cur`) until `s` is done
+                    x.record_stream(s)
+                    weight.record_stream(s)
+                    out.record_stream(s)
             handle = s.cuda_stream
         # validate.row_stride of x and the weight, inline (the per-call path; a plan is per M)
         plan.launch(x.data_ptr(), weight.data_ptr(), out.data_ptr(), handle,
                     x.stride(0) if plan.M > 1 else self.K, weight.stride(0))
 
+
+#: Stands in for a group's lock in run_all of a group-less op (mode none shares no buffers).
+_NO_LOCK = contextlib.nullcontext()

@@ -14,6 +14,7 @@ torch.mm + NCCL (the seed's graceful degradation).
 from __future__ import annotations
 
 import socket
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -193,6 +194,7 @@ class SymmMemGroup(Group):
         self._specs = {s.name: s for s in buffer_specs(max_M, N, self.tp, mode)}
         self.device = torch.device("cuda", torch.cuda.current_device())
         self.mode, self.max_M, self.N = mode, max_M, N
+        self._launch_lock = threading.Lock()  # group.launch_lock(self)
         sms = torch.cuda.get_device_properties(self.device).multi_processor_count
         if not 0 <= sm_margin < sms:
             raise ValueError(f"sm_margin={sm_margin}: must be in [0, {sms})")
