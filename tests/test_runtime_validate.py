@@ -447,6 +447,87 @@ def _launch_recorder(op):
     return seen
 
 
+def test_freed_or_shrunk_storage_is_refused(op):
+    """A storage freed (resize_(0): address 0, which passes every alignment check) or shrunk
+    below the view would be read at address 0 or past its allocation."""
+    seen = _launch_recorder(op)
+    freed = bf16(N, K)
+    freed.untyped_storage().resize_(0)
+    check(op, 0, bf16(8, K), freed, r"weight\.data_ptr\(\) is 0: its storage was freed")
+    shrunk = bf16(8, K)
+    shrunk.untyped_storage().resize_(100)
+    check(op, 0, shrunk, bf16(N, K), r"x reaches byte 4096 of its storage, which holds only "
+                                     r"100 bytes")
+    view = bf16(16, 2 * K)[8:, K:]                     # a view at an offset: its end counts
+    assert op._validate(0, view, bf16(N, K)) == 8
+    view.untyped_storage().resize_(16 * 2 * K * 2 - 2)
+    check(op, 0, view, bf16(N, K), r"x reaches byte 16384 of its storage, which holds only 16382")
+    out = torch.empty(op.out_shape(8), dtype=torch.bfloat16)
+    out.untyped_storage().resize_(0)
+    with pytest.raises(InputError, match=r"out\.data_ptr\(\) is 0"):
+        op(0, bf16(8, K), bf16(N, K), out=out)
+    small = torch.empty(op.out_shape(8), dtype=torch.bfloat16)
+    small.untyped_storage().resize_(64)
+    with pytest.raises(InputError, match=r"out reaches byte 4096 of its storage, which holds "
+                                         r"only 64 bytes"):
+        op(0, bf16(8, K), bf16(N, K), out=small)
+    assert seen == []
+
+
+def test_negated_views_are_refused(op):
+    """torch._neg_view sets the neg bit: the memory holds x, reads give -x. The kernels read the
+    memory, so the result would have the wrong sign (a conj bit needs a complex dtype)."""
+    seen = _launch_recorder(op)
+    x, w = bf16(8, K), bf16(N, K)
+    check(op, 0, torch._neg_view(x), w, r"x is a negated view \(is_neg\(\).*x\.resolve_neg\(\)")
+    check(op, 0, x, torch._neg_view(w), r"weight is a negated view")
+    out = torch._neg_view(torch.empty(op.out_shape(8), dtype=torch.bfloat16))
+    with pytest.raises(InputError, match=r"out is a negated view"):
+        op(0, x, w, out=out)
+    assert seen == []
+    op(0, torch._neg_view(x).resolve_neg(), w)
+    assert seen == [(0, True)]
+
+
+def test_autograd_is_refused_with_grad_mode_on(op):
+    """The kernels have no autograd: an x, weight or out that requires grad is an InputError in
+    grad mode (the result would silently not be differentiable); under no_grad or
+    inference_mode (a weight that is an nn.Parameter included) the call runs."""
+    seen = _launch_recorder(op)
+    x, w = bf16(8, K), torch.nn.Parameter(bf16(N, K))
+    assert w.requires_grad
+    check(op, 0, x, w, r"weight requires grad, but the fused kernels are inference only .*"
+                       r"torch\.no_grad\(\) or torch\.inference_mode\(\)")
+    check(op, 0, x.clone().requires_grad_(), bf16(N, K), r"x requires grad")
+    out = torch.empty(op.out_shape(8), dtype=torch.bfloat16, requires_grad=True)
+    with pytest.raises(InputError, match=r"out requires grad"):
+        op(0, x, bf16(N, K), out=out)
+    assert seen == []
+    with torch.no_grad():
+        op(0, x.clone().requires_grad_(), w, out=out)
+    with torch.inference_mode():
+        op(1, x, w)
+    assert seen == [(0, True), (1, True)]
+
+
+def test_sparse_inputs_are_refused_by_name(op):
+    check(op, 0, bf16(8, K).to_sparse(), bf16(N, K), r"x must be a dense \(strided\) tensor, "
+                                                     r"got layout torch\.sparse_coo")
+    check(op, 0, bf16(8, K), bf16(N, K).to_sparse_csr(), r"weight must be a dense \(strided\) "
+                                                         r"tensor, got layout torch\.sparse_csr")
+
+
+def test_run_all_needs_sized_sequences(op):
+    seen = _launch_recorder(op)
+    xs, ws = [bf16(8, K) for _ in range(TP)], [bf16(N, K) for _ in range(TP)]
+    with pytest.raises(InputError, match=r"xs must be a list or tuple of 4 tensors .*got a "
+                                         r"generator"):
+        op.run_all((x for x in xs), ws)
+    with pytest.raises(InputError, match=r"out must be a list or tuple of 4 tensors"):
+        op.run_all(xs, ws, out=iter([]))
+    assert seen == []
+
+
 def test_launches_hold_the_group_lock(op):
     """A single call's launch and run_all's launches over every rank (and its join) hold the
     group's lock, one lock shared by every op on the group; mode none has none."""

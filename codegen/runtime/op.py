@@ -27,8 +27,8 @@ from .launch_plan import CallTensors, Descriptors, kernel_arguments
 from .op_args import check_op_args
 from .transport import choose_transport
 from .tuning import find_table
-from .validate import (check_m, check_matrix, check_no_overlap, check_out, check_rank,
-                       check_rank_outputs, matrix_ok)
+from .validate import (check_m, check_matrix, check_no_grad, check_no_overlap, check_out,
+                       check_rank, check_rank_outputs, matrix_ok)
 
 #: Launch plans kept per op (one per (rank, M) seen; cleared when full).
 _PLANS_MAX = 4096
@@ -63,9 +63,10 @@ class GemmRsAr:
             of the newest build of each variant.
         device: device of a group-less 'none' op (default: current device).
 
-    Thread-safe per group: a launch section (one call's launch, or run_all's launches over
-    every rank) holds the group's lock (group.launch_lock), so two threads' calls on one group
-    never interleave their ranks' launches.
+    Inference only: with grad mode on, an x, weight or out that requires grad is an
+    InputError. Thread-safe per group: a launch section (one call's launch, or run_all's
+    launches over every rank) holds the group's lock (group.launch_lock), so two threads'
+    calls on one group never interleave their ranks' launches.
     """
 
     def __init__(self, max_M: int, N: int, K: int, mode: str, group: Group | None = None,
@@ -361,10 +362,11 @@ class GemmRsAr:
         capture.
         """
         ranks = self.local_ranks
-        if len(xs) != len(ranks) or len(weights) != len(ranks):
+        n_xs, n_ws = _count("xs", xs, len(ranks)), _count("weights", weights, len(ranks))
+        if n_xs != len(ranks) or n_ws != len(ranks):
             raise InputError(f"run_all needs one x and one weight per local rank ({len(ranks)}), "
-                             f"got {len(xs)} and {len(weights)}")
-        if out is not None and len(out) != len(ranks):
+                             f"got {n_xs} and {n_ws}")
+        if out is not None and _count("out", out, len(ranks)) != len(ranks):
             raise InputError(f"out must hold {len(ranks)} tensors, got {len(out)}")
         self.check_errors()
         Ms = [self._validate(r, x, w) for r, x, w in zip(ranks, xs, weights)]
@@ -442,9 +444,16 @@ class GemmRsAr:
 
     def _validate(self, rank, x, weight) -> int:
         dev = self._device()
-        if not (matrix_ok(x, dev, None, self.K) and matrix_ok(weight, dev, self.N, self.K)):
+        try:
+            ok = matrix_ok(x, dev, None, self.K) and matrix_ok(weight, dev, self.N, self.K)
+        except RuntimeError:  # a tensor without strides or storage (sparse CSR): named below
+            ok = False
+        if not ok:
             check_matrix("x", x, dev, None, self.K)    # raises, naming what is wrong
             check_matrix("weight", weight, dev, self.N, self.K)
+        if _grad_enabled() and (x.requires_grad or weight.requires_grad):
+            check_no_grad("x", x)
+            check_no_grad("weight", weight)
         M = x.shape[0]
         if not 1 <= M <= self.max_M:
             check_m(M, self.max_M)
@@ -539,5 +548,17 @@ class GemmRsAr:
                     x.stride(0) if plan.M > 1 else self.K, weight.stride(0))
 
 
+_grad_enabled = torch.is_grad_enabled
+
 #: Stands in for a group's lock in run_all of a group-less op (mode none shares no buffers).
 _NO_LOCK = contextlib.nullcontext()
+
+
+def _count(name: str, seq, ranks: int) -> int:
+    """len(seq), or an InputError for what has none (a generator: run_all needs to see every
+    rank's tensor before the first launch)."""
+    try:
+        return len(seq)
+    except TypeError:
+        raise InputError(f"{name} must be a list or tuple of {ranks} tensors (one per local "
+                         f"rank), got a {type(seq).__name__}") from None
