@@ -15,7 +15,9 @@ H200_SLOTS = {2: 66, 4: 30}
 
 
 def _args(N, mode="none", arch="sm_90a", **kw):
-    group = None if mode == "none" else SimpleNamespace(mode=mode, N=N, max_M=1024, tp=2)
+    group = None if mode == "none" else SimpleNamespace(mode=mode, N=N, max_M=1024, tp=2,
+                                                        device=None, sm_budget=66,
+                                                        local_ranks=(0, 1))
     base = dict(bn=None, cta_group=None, sm_budget=None, transport=None, schedule=None,
                 arch=arch, min_m=None, timeout_ms=2000)
     base.update(kw)

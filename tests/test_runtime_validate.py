@@ -528,6 +528,76 @@ def test_run_all_needs_sized_sequences(op):
     assert seen == []
 
 
+def test_sm_budget_above_the_groups_share_is_refused():
+    """Eight virtual ranks of a 132-SM device get 16 SMs each: a grid of 132 per rank cannot be
+    resident with the others, and every call would time out."""
+    g = CpuGroup(tp=8)
+    assert g.sm_budget == 16
+    with pytest.raises(InputError, match=r"sm_budget = 132 exceeds the group's sm_budget = 16 "
+                                         r".*pass at most 16"):
+        GemmRsAr(MAX_M, N, K, "rs", g, arch="sm_90a", sm_budget=132)
+    assert GemmRsAr(MAX_M, N, K, "rs", g, arch="sm_90a", sm_budget=16).sm_budget == 16
+
+
+def test_mode_none_takes_no_group():
+    with pytest.raises(InputError, match=r"mode 'none' is a plain GEMM .* takes no group \(got a "
+                                         r"CpuGroup\)"):
+        GemmRsAr(MAX_M, N, K, "none", CpuGroup(N=2048), arch="sm_90a")
+
+
+def test_a_group_must_be_a_group():
+    with pytest.raises(InputError, match=r"group must be a codegen\.runtime Group .*got a object "
+                                         r"without tp, device, mode, max_M, N, sm_budget"):
+        GemmRsAr(MAX_M, N, K, "rs", object(), arch="sm_90a")
+    g = CpuGroup()
+    g.device = torch.device("cuda")         # the Group interface: a device with its index
+    with pytest.raises(InputError, match=r"group\.device = device\(type='cuda'\) must be a "
+                                         r"torch\.device with its index"):
+        GemmRsAr(MAX_M, N, K, "rs", g, arch="sm_90a")
+
+
+def test_op_device(monkeypatch):
+    """Mode none's device: 'cuda' without an index is the current device (resolved now where
+    CUDA is, else at first use, never a None index later); devices no kernel runs on are
+    refused; 'cpu' (the CPU tests' stand-in) validates but never loads or launches."""
+    for bad, match in [("meta", r"device = 'meta': the kernels run on CUDA devices only"),
+                       ("bogus", r"device = 'bogus' is not a device"),
+                       (-1, r"device = -1 is not a device")]:
+        with pytest.raises(InputError, match=match):
+            GemmRsAr(MAX_M, N, K, "none", arch="sm_90a", device=bad)
+    assert GemmRsAr(MAX_M, N, K, "none", arch="sm_90a", device=2).device == torch.device("cuda", 2)
+    assert GemmRsAr(MAX_M, N, K, "none", arch="sm_90a", device="cuda:1").device.index == 1
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "current_device", lambda: 3)
+    assert GemmRsAr(MAX_M, N, K, "none", arch="sm_90a", device="cuda").device == \
+        torch.device("cuda", 3)
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    assert GemmRsAr(MAX_M, N, K, "none", arch="sm_90a", device="cuda").device is None
+
+
+def test_a_cpu_op_never_loads_or_launches(monkeypatch):
+    """An op on 'cpu' (validation only) refuses to load a kernel (its device has no index for
+    cuDeviceGet) and run_all refuses before recording a CUDA event."""
+    import codegen.runtime.op as op_mod
+    from codegen.runtime.kernel import LoadedKernel
+    from codegen.spec import Variant
+    from test_runtime_op_params import _kernel
+
+    v = Variant("sm_90a", "none", None, 128, 1, None)
+    entry = _kernel(v).entry
+    monkeypatch.setattr(op_mod, "find_entry", lambda *a: entry)
+    monkeypatch.setattr(LoadedKernel, "function", property(
+        lambda self: pytest.fail("a cubin load was attempted")))
+    none = GemmRsAr(MAX_M, N, K, "none", arch="sm_90a", device="cpu")
+    with pytest.raises(InputError, match=r"this op's device is cpu: .*CUDA devices only"):
+        none.kernel(v)
+    rs = GemmRsAr(MAX_M, N, K, "rs", CpuGroup(), arch="sm_90a")
+    seen = _launch_recorder(rs)
+    with pytest.raises(InputError, match=r"this op's device is cpu"):
+        rs.run_all([bf16(8, K) for _ in range(TP)], [bf16(N, K) for _ in range(TP)])
+    assert seen == []
+
+
 def test_launches_hold_the_group_lock(op):
     """A single call's launch and run_all's launches over every rank (and its join) hold the
     group's lock, one lock shared by every op on the group; mode none has none."""

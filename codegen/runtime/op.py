@@ -41,8 +41,8 @@ class GemmRsAr:
         max_M: largest M a call may pass (sizes nothing here: the group's buffers are sized
             by the group's max_M, which must be >= this).
         N, K: weight shape [N, K] (K is per rank).
-        mode: 'rs' | 'ar' | 'none'. 'none' needs no group (launches on the current stream).
-        group: a Group (e.g. VirtualGroup) with the same mode and N.
+        mode: 'rs' | 'ar' | 'none'. 'none' takes no group (launches on the current stream).
+        group: a Group (e.g. VirtualGroup) with the same mode and N (rs / ar only).
         bn, cta_group: fix the tile width / CTA group instead of dispatching on M (a width
             that both schedules have, e.g. 160 / 192 in mode none on sm_90a, names the decode
             schedule unless `schedule` says 'tile': contract.implied_schedule).
@@ -50,7 +50,8 @@ class GemmRsAr:
             the group's landing rows; its `bn` is the token tile) or 'splitk' (the decode
             schedule with K split over a cluster of `cta_group` CTAs, 2 or 4; sm_90a), instead
             of dispatching on M.
-        sm_budget: cap of the persistent grid (default: the group's; all SMs for 'none').
+        sm_budget: cap of the persistent grid (default: the group's, and at most that: the
+            group's share keeps every rank's grid resident; all SMs for 'none').
         transport: 'unicast' | 'multicast' | None (multicast when available, else unicast).
         arch: 'sm_90a' | 'sm_100a' (default: from the device's compute capability).
         min_m: should_run() threshold on M (default: the tuning table's measured verdict per
@@ -61,7 +62,9 @@ class GemmRsAr:
         manifest: load kernels only through this deployment manifest (default
             CODEGEN_MANIFEST; a bare file name is looked up in <cache root>/manifests/), instead
             of the newest build of each variant.
-        device: device of a group-less 'none' op (default: current device).
+        device: device of a group-less 'none' op: an int, 'cuda:N', or 'cuda' / None for the
+            current device ('cpu' builds an op that validates and dispatches but never
+            launches: the CPU tests' stand-in).
 
     Inference only: with grad mode on, an x, weight or out that requires grad is an
     InputError. Thread-safe per group: a launch section (one call's launch, or run_all's
@@ -85,11 +88,9 @@ class GemmRsAr:
         self.min_m = min_m
         self.tp = group.tp if group is not None else 1
         if group is not None:
-            self.device = group.device
-        elif device is None:
-            self.device = None  # resolved at first use: no GPU needed to construct
+            self.device = _group_device(group)
         else:
-            self.device = torch.device("cuda", device) if isinstance(device, int) else torch.device(device)
+            self.device = _op_device(device)  # None: resolved at first use (no GPU needed now)
         self._launch_lock = launch_lock(group) if group is not None else None
         self._sm_budget = sm_budget
         self._arch = arch
@@ -300,6 +301,8 @@ class GemmRsAr:
             if why:
                 raise CacheMissError(variant.name, cmd, f"entry {entry.dir} was built by an "
                                      f"older codegen: {why}")
+            if k.device_index is None:   # device 'cpu': nothing to load the cubin on
+                raise _not_cuda(self._device())
             k.function  # load now, not inside a later graph capture
             self._kernels[variant.name] = k
         return k
@@ -391,6 +394,8 @@ class GemmRsAr:
         stream must never wait on work enqueued after another rank's kernel (it would
         serialise the ranks, which spin on each other)."""
         dev = self._device()
+        if dev.type != "cuda":
+            raise _not_cuda(dev)
         with torch.cuda.device(dev):
             ready = torch.cuda.Event()
             ready.record(torch.cuda.current_stream(dev))
@@ -517,6 +522,8 @@ class GemmRsAr:
         if torch.cuda.current_device() == dev.index:
             self._launch_on(plan, rank, x, weight, out, s, ordered_after)
         else:
+            if dev.type != "cuda":
+                raise _not_cuda(dev)
             with torch.cuda.device(dev):
                 self._launch_on(plan, rank, x, weight, out, s, ordered_after)
         self.health.last_variant[rank] = plan.info["variant"]
@@ -562,3 +569,38 @@ def _count(name: str, seq, ranks: int) -> int:
     except TypeError:
         raise InputError(f"{name} must be a list or tuple of {ranks} tensors (one per local "
                          f"rank), got a {type(seq).__name__}") from None
+
+
+def _not_cuda(dev: torch.device) -> InputError:
+    return InputError(f"this op's device is {dev}: it validates and dispatches, but kernels load "
+                      f"and launch on CUDA devices only (pass device='cuda:N', or a group on a "
+                      f"CUDA device)")
+
+
+def _op_device(device) -> torch.device | None:
+    """The device of a group-less op: CUDA with its index ('cuda' / None: the current device,
+    now where CUDA is available, else None, resolved at first use), or 'cpu' (a stand-in that
+    validates and never launches: the CPU tests); any other device is an InputError."""
+    if device is None:
+        return None
+    try:
+        dev = torch.device("cuda", device) if isinstance(device, int) else torch.device(device)
+    except (RuntimeError, TypeError) as exc:
+        raise InputError(f"device = {device!r} is not a device ({exc}); pass an int, 'cuda' or "
+                         f"'cuda:N'") from None
+    if dev.type not in ("cuda", "cpu"):
+        raise InputError(f"device = {device!r}: the kernels run on CUDA devices only; pass an "
+                         f"int, 'cuda' or 'cuda:N'")
+    if dev.type == "cuda" and dev.index is None:
+        return torch.device("cuda", torch.cuda.current_device()) if torch.cuda.is_available() else None
+    return dev
+
+
+def _group_device(group) -> torch.device:
+    """group.device, which the Group interface says names its index where it is CUDA (the
+    inputs' device is compared with it as it is)."""
+    dev = group.device
+    if not isinstance(dev, torch.device) or (dev.type == "cuda" and dev.index is None):
+        raise InputError(f"group.device = {dev!r} must be a torch.device with its index (e.g. "
+                         f"cuda:0): the Group interface")
+    return dev

@@ -18,10 +18,6 @@ from codegen.contract import K_MULTIPLE
 _Tensor, _bf16, _grad_enabled = torch.Tensor, torch.bfloat16, torch.is_grad_enabled
 
 
-def _same_device(a: torch.device, b: torch.device) -> bool:
-    return a.type == b.type and (a.index or 0) == (b.index or 0)
-
-
 def _check_bf16_on(name: str, t, device: torch.device) -> None:
     if not isinstance(t, torch.Tensor):
         raise InputError(f"{name} must be a torch.Tensor, got {type(t).__name__}")
@@ -30,7 +26,7 @@ def _check_bf16_on(name: str, t, device: torch.device) -> None:
                          f"{name}.to_dense()")
     if t.dtype != torch.bfloat16:
         raise InputError(f"{name}.dtype must be torch.bfloat16, got {t.dtype}")
-    if not _same_device(t.device, device):
+    if t.device != device:  # the op's device always has its index (GemmRsAr normalises it)
         raise InputError(f"{name}.device must be {device} (the group's device), got {t.device}")
 
 
