@@ -347,6 +347,61 @@ def _two_rank_worker(rank: int, port: int, result_dir: str) -> None:
         dist.destroy_process_group()
 
 
+class _TabledOp(StandInOp):
+    """A stand-in whose tuning table's choice rows are given (the per-rank table a real op reads
+    from its cache root)."""
+
+    table_rows = None
+
+    def tuning_table(self):
+        if self.table_rows is None:
+            return None
+        return SimpleNamespace(rows=[SimpleNamespace(M=m, schedule=s, bn=b, cta_group=c)
+                                     for m, s, b, c in self.table_rows])
+
+
+def _disagreeing_worker(rank: int, port: int, result_dir: str) -> None:
+    """Two ranks whose verdicts differ at K 64 (min_m 128 vs 192) and whose tables' choice rows
+    differ at K 128: both layers go unfused on both ranks; K 192 agrees and stays fused."""
+    sys.path.insert(0, str(Path(__file__).parent))
+    dist.init_process_group("gloo", rank=rank, world_size=2, init_method=f"tcp://127.0.0.1:{port}")
+    try:
+        def factory(max_M, N, K, mode, group, *, transport, **kw):
+            op = _TabledOp(max_M, N, K, mode, tp=2, rank=rank,
+                           min_m=128 + 64 * rank if K == 64 else 128)
+            if K == 128:
+                op.table_rows = [(64, "swapab", 64, 1), (256, "tile", 128, 1 + rank)]
+            return op
+
+        ctx = TPContext(MAX_M, N, "ar", group_factory=FakeGroup, op_factory=factory)
+        layers = {k: RowParallelLinear(bf16(N, k, seed=k + rank), ctx) for k in (64, 128, 192)}
+        lines = []
+        for k, layer in layers.items():
+            x = bf16(200, k, seed=k)
+            y = layer(x)
+            lines.append(f"{k} {layer.last_path} {tuple(y.shape)} {layer.fallback_reason}")
+        Path(result_dir, f"r{rank}").write_text("\n".join(lines))
+    finally:
+        dist.destroy_process_group()
+
+
+def test_ranks_with_different_verdicts_agree_on_unfused(tmp_path):
+    """Each rank's fused/unfused verdict per M and its kernel choices come from its own tuning
+    table: a layer where they differ across ranks must take torch.mm + NCCL on every rank (a
+    rank on the fused kernel while its peer calls NCCL would hang)."""
+    import torch.multiprocessing as mp
+
+    mp.spawn(_disagreeing_worker, args=(_free_port(), str(tmp_path)), nprocs=2, join=True)
+    for rank in (0, 1):
+        k64, k128, k192 = Path(tmp_path, f"r{rank}").read_text().splitlines()
+        assert k64.startswith("64 unfused (200, 256) ranks disagree on the per-M fused/unfused "
+                              "dispatch"), k64
+        assert "rank 0: fused at M 128..300" in k64 and "rank 1: fused at M 192..300" in k64
+        assert k128.startswith("128 unfused (200, 256) ranks disagree") and \
+            "(256, 'tile', 128, 2)" in k128, k128
+        assert k192 == "192 fused (200, 256) None"
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -19,8 +19,10 @@ Fallback, decided once and agreed by every rank, logged once per context (and on
 layer that cannot use a kernel): CODEGEN_DISABLE_FUSED set -> no group at all; the group
 cannot be built (no CUDA, peers cannot map each other) -> torch.mm + NCCL; multicast
 unavailable -> unicast (transport.py; on the project's machines always: the disable switches
-are set); multicast kernels missing from the cache -> unicast; a K without kernels, or a weight
-the kernel cannot take -> that layer uses torch.mm + NCCL.
+are set); multicast kernels missing from the cache -> unicast; a K without kernels, ranks whose
+per-M fused/unfused verdicts or tuning-table choices differ (a rank taking the fused kernel
+while a peer calls NCCL would hang), or a weight the kernel cannot take -> that layer uses
+torch.mm + NCCL.
 
 Concurrency: every fused call of a context uses the same group buffers, so two fused calls of
 one context must never be in flight at the same time on different streams (one stream per
@@ -205,11 +207,40 @@ class TPContext:
                                   f"using the unicast transport")
                     self.transport = transport
                 runs = should_run_runs(op.should_run, self.max_M, K)
-                return FusedOp(op, torch_ops.register(op), runs), None
+                reason = self._verdicts_differ(op, runs)
+                if reason is None:
+                    return FusedOp(op, torch_ops.register(op), runs), None
+                break
             prev = reason
         self.log_once(logging.WARNING, f"fused GEMM+{self.mode.upper()} unavailable for K={K}, "
                       f"layers with this K use torch.mm + NCCL: {reason}")
         return None, reason
+
+    def _verdicts_differ(self, op, runs) -> str | None:
+        """Why the ranks' per-M dispatch of K's op differs, or None (collective). Each rank
+        computes its verdicts (runs) and kernel choices from its own tuning table: a rank on
+        the fused kernel while a peer takes NCCL, or two ranks on different kernels, wait on
+        each other until the time-out. So every rank shares a fingerprint (the runs and the
+        table's choice rows) once, at build time."""
+        import torch.distributed as dist
+
+        table = op.tuning_table() if hasattr(op, "tuning_table") else None
+        rows = (tuple((r.M, r.schedule, r.bn, r.cta_group) for r in table.rows)
+                if table is not None else None)
+        mine = (runs, rows)
+        prints: list = [None] * self.tp
+        dist.all_gather_object(prints, mine, group=self.process_group)
+        if all(p == mine for p in prints):
+            return None
+
+        def text(runs, rows):
+            fused = [f"{lo}..{last}" for (lo, (last, v)) in
+                     zip([1] + [r[0] + 1 for r in runs], runs) if v]
+            return (f"fused at M {', '.join(fused) or 'none'}, tuning table "
+                    + ("none" if rows is None else f"rows {list(rows)}"))
+        return ("ranks disagree on the per-M fused/unfused dispatch (different tuning tables "
+                "under their cache roots, or different min_m?): "
+                + "; ".join(f"rank {r}: {text(*p)}" for r, p in enumerate(prints)))
 
     def recover(self) -> None:
         """After a KernelTimeoutError (collective): clear every op's error record, then the
