@@ -259,6 +259,78 @@ def test_a_weight_the_kernel_cannot_take_goes_unfused(gloo, caplog):
     assert layer.last_path == "unfused"
 
 
+# ---- inputs the layer takes, or names ---------------------------------------------------------
+def test_leading_dims_are_flattened_in_ar(gloo):
+    """Model code passes [B, S, K]: 'ar' runs it as [B*S, K] (on the fused path where M says
+    so) and returns [B, S, N]; 'rs' names what to pass (its rows are of the flattened tokens)."""
+    built = []
+    layer = RowParallelLinear(bf16(N, 64), make_ctx(op_factory=standin_factory(built)))
+    for shape, path in [((2, 100, 64), "fused"), ((2, 3, 64), "unfused"), ((64,), "unfused")]:
+        x = bf16(*shape, seed=len(shape))
+        y = layer(x)
+        assert tuple(y.shape) == shape[:-1] + (N,) and layer.last_path == path, shape
+        ref = x.float().reshape(-1, 64) @ layer.weight.float().t()
+        torch.testing.assert_close(y.float().reshape(-1, N), ref, rtol=2e-2, atol=2e-2)
+    assert built[0].calls == [200]
+    with pytest.raises(ValueError, match=r"x must be \[\.\.\., K=64\], got shape \(2, 3, 32\)"):
+        layer(bf16(2, 3, 32))
+    rs = RowParallelLinear(bf16(N, 64), make_ctx("rs"))
+    with pytest.raises(ValueError, match=r"x must be 2-D \[M, K\] in mode 'rs', got shape "
+                                         r"\(2, 100, 64\).*x\.reshape\(-1, 64\)"):
+        rs(bf16(2, 100, 64))
+
+
+def test_inputs_torch_mm_would_reject_are_named(gloo):
+    """Where the unfused path would pass torch.mm's own error on, the layer names the input."""
+    from codegen.runtime import InputError
+
+    layer = RowParallelLinear(bf16(N, 64), make_ctx())
+    for x, match in [(bf16(8, 64).half(), r"x\.dtype must be the weight's torch\.bfloat16 .*got "
+                                          r"torch\.float16"),
+                     (bf16(8, 64).float(), r"got torch\.float32"),
+                     (bf16(8, 32), r"x must be \[M, K=64\], got shape \(8, 32\)"),
+                     ([[0.0] * 64], r"x must be a torch\.Tensor \[\.\.\., K=64\], got list")]:
+        with pytest.raises(InputError, match=match):
+            layer(x)
+    fp16 = RowParallelLinear(bf16(N, 64).half(), make_ctx())    # an fp16 layer: unfused, works
+    assert tuple(fp16(bf16(8, 64).half()).shape) == (8, N) and fp16.last_path == "unfused"
+
+
+def test_inference_only(gloo):
+    """With grad mode on, an x (or a weight made to) require grad is an InputError on both
+    paths; under no_grad / inference_mode the layer runs (its weight never requires grad)."""
+    from codegen.runtime import InputError
+
+    layer = RowParallelLinear(bf16(N, 64), make_ctx())
+    assert not layer.weight.requires_grad
+    for M in (200, 8):                                   # fused, unfused
+        x = bf16(M, 64).requires_grad_()
+        with pytest.raises(InputError, match=r"x requires grad, but RowParallelLinear is "
+                                             r"inference only .*torch\.no_grad\(\)"):
+            layer(x)
+        with torch.no_grad():
+            assert not layer(x).requires_grad
+        with torch.inference_mode():
+            layer(x)
+    layer.requires_grad_(True)
+    with pytest.raises(InputError, match=r"the weight requires grad"):
+        layer(bf16(8, 64))
+    with torch.no_grad():
+        layer(bf16(8, 64))
+
+
+def test_compile_fullgraph_with_leading_dims(gloo):
+    torch._dynamo.reset()
+    layer = RowParallelLinear(bf16(N, 64), make_ctx())
+    compiled = torch.compile(layer, fullgraph=True, backend="aot_eager")
+    for shape in ((2, 100, 64), (1, 5, 64)):
+        x = bf16(*shape)
+        got = compiled(x)
+        path = layer.last_path
+        torch.testing.assert_close(got, layer(x), rtol=0, atol=0)
+        assert layer.last_path == path and tuple(got.shape) == shape[:-1] + (N,)
+
+
 def test_bad_arguments_say_what_to_pass(gloo):
     with pytest.raises(ValueError, match="mode = 'none' must be one of"):
         TPContext(MAX_M, N, "none")
