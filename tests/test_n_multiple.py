@@ -16,7 +16,9 @@ H200_SLOTS = {2: 66, 4: 30}
 
 
 def _args(N, mode="none", arch="sm_90a", **kw):
-    group = None if mode == "none" else SimpleNamespace(mode=mode, N=N, max_M=1024, tp=2)
+    group = None if mode == "none" else SimpleNamespace(mode=mode, N=N, max_M=1024, tp=2,
+                                                        device=None, sm_budget=66,
+                                                        local_ranks=(0, 1))
     base = dict(bn=None, cta_group=None, sm_budget=None, transport=None, schedule=None,
                 arch=arch, min_m=None, timeout_ms=2000)
     base.update(kw)
@@ -196,7 +198,8 @@ def test_op_weighs_the_tile_widths_of_its_arch():
     # too since the thirteenth session, at 160 / 192
     for mode in ("none", "rs", "ar"):
         group = None if mode == "none" else CpuGroup(tp=2, max_M=4096, N=2880, mode=mode)
-        op = GemmRsAr(4096, 2880, 1024, mode, group, arch="sm_90a", device="cpu", sm_budget=132)
+        op = GemmRsAr(4096, 2880, 1024, mode, group, arch="sm_90a",
+                      **({"device": "cpu", "sm_budget": 132} if group is None else {}))
         assert op.max_served_m == 4096
         assert [op.choice(M) for M in (1024, 4096)] == [("tile", 192, 2)] * 2, mode
 
@@ -210,16 +213,16 @@ def test_a_fixed_decode_schedule_serves_its_landing_rows_only():
                         ("none", 7168, dict(schedule="swapab")), ("none", 704, dict(cta_group=3)),
                         ("rs", 7168, dict(bn=64, cta_group=2))):
         group = None if mode == "none" else CpuGroup(tp=2, max_M=1024, N=N, mode=mode)
-        op = GemmRsAr(1024, N, 2048, mode, group, arch="sm_90a", device="cpu", sm_budget=132,
-                      **kw)
+        kw = dict(kw, **({"device": "cpu", "sm_budget": 132} if group is None else {}))
+        op = GemmRsAr(1024, N, 2048, mode, group, arch="sm_90a", **kw)
         assert op.max_served_m == 512, (mode, N, kw)
         assert not op.should_run(x), (mode, N, kw)
         assert op.should_run(x[:512]) or op.min_m, (mode, N, kw)
     for mode, N, kw in (("rs", 2880, {}), ("rs", 2880, dict(schedule="tile")),
                         ("none", 704, dict(bn=128)), ("none", 7168, dict(cta_group=2))):
         group = None if mode == "none" else CpuGroup(tp=2, max_M=1024, N=N, mode=mode)
-        op = GemmRsAr(1024, N, 2048, mode, group, arch="sm_90a", device="cpu", sm_budget=132,
-                      **kw)
+        kw = dict(kw, **({"device": "cpu", "sm_budget": 132} if group is None else {}))
+        op = GemmRsAr(1024, N, 2048, mode, group, arch="sm_90a", **kw)
         assert op.max_served_m == 1024, (mode, N, kw)
 
 

@@ -436,3 +436,227 @@ def test_mode_none_without_a_table_dispatches_by_wave_fill(tmp_path):
                            best_unfused_us=9.5, best_unfused="torch.mm")])
     tabled = GemmRsAr(1024, 4096, 2048, "none", arch="sm_90a", sm_budget=132, cache_dir=tmp_path)
     assert tabled.choice(256) == ("tile", 128, 1)
+
+
+# ---- memory, neg views, autograd, devices, groups, threads (the review's gaps) ---------------
+def _launch_recorder(op):
+    """Replace the launch below the group's lock by a recorder of (rank, lock held)."""
+    seen = []
+    op._launch = lambda rank, x, w, out, M, ordered_after=None: seen.append(
+        (rank, op.group._launch_lock.locked()))
+    return seen
+
+
+def test_freed_or_shrunk_storage_is_refused(op):
+    """A storage freed (resize_(0): address 0, which passes every alignment check) or shrunk
+    below the view would be read at address 0 or past its allocation."""
+    seen = _launch_recorder(op)
+    freed = bf16(N, K)
+    freed.untyped_storage().resize_(0)
+    check(op, 0, bf16(8, K), freed, r"weight\.data_ptr\(\) is 0: its storage was freed")
+    shrunk = bf16(8, K)
+    shrunk.untyped_storage().resize_(100)
+    check(op, 0, shrunk, bf16(N, K), r"x reaches byte 4096 of its storage, which holds only "
+                                     r"100 bytes")
+    view = bf16(16, 2 * K)[8:, K:]                     # a view at an offset: its end counts
+    assert op._validate(0, view, bf16(N, K)) == 8
+    view.untyped_storage().resize_(16 * 2 * K * 2 - 2)
+    check(op, 0, view, bf16(N, K), r"x reaches byte 16384 of its storage, which holds only 16382")
+    out = torch.empty(op.out_shape(8), dtype=torch.bfloat16)
+    out.untyped_storage().resize_(0)
+    with pytest.raises(InputError, match=r"out\.data_ptr\(\) is 0"):
+        op(0, bf16(8, K), bf16(N, K), out=out)
+    small = torch.empty(op.out_shape(8), dtype=torch.bfloat16)
+    small.untyped_storage().resize_(64)
+    with pytest.raises(InputError, match=r"out reaches byte 4096 of its storage, which holds "
+                                         r"only 64 bytes"):
+        op(0, bf16(8, K), bf16(N, K), out=small)
+    assert seen == []
+
+
+def test_negated_views_are_refused(op):
+    """torch._neg_view sets the neg bit: the memory holds x, reads give -x. The kernels read the
+    memory, so the result would have the wrong sign (a conj bit needs a complex dtype)."""
+    seen = _launch_recorder(op)
+    x, w = bf16(8, K), bf16(N, K)
+    check(op, 0, torch._neg_view(x), w, r"x is a negated view \(is_neg\(\).*x\.resolve_neg\(\)")
+    check(op, 0, x, torch._neg_view(w), r"weight is a negated view")
+    out = torch._neg_view(torch.empty(op.out_shape(8), dtype=torch.bfloat16))
+    with pytest.raises(InputError, match=r"out is a negated view"):
+        op(0, x, w, out=out)
+    assert seen == []
+    op(0, torch._neg_view(x).resolve_neg(), w)
+    assert seen == [(0, True)]
+
+
+def test_autograd_is_refused_with_grad_mode_on(op):
+    """The kernels have no autograd: an x, weight or out that requires grad is an InputError in
+    grad mode (the result would silently not be differentiable); under no_grad or
+    inference_mode (a weight that is an nn.Parameter included) the call runs."""
+    seen = _launch_recorder(op)
+    x, w = bf16(8, K), torch.nn.Parameter(bf16(N, K))
+    assert w.requires_grad
+    check(op, 0, x, w, r"weight requires grad, but the fused kernels are inference only .*"
+                       r"torch\.no_grad\(\) or torch\.inference_mode\(\)")
+    check(op, 0, x.clone().requires_grad_(), bf16(N, K), r"x requires grad")
+    out = torch.empty(op.out_shape(8), dtype=torch.bfloat16, requires_grad=True)
+    with pytest.raises(InputError, match=r"out requires grad"):
+        op(0, x, bf16(N, K), out=out)
+    assert seen == []
+    with torch.no_grad():
+        op(0, x.clone().requires_grad_(), w, out=out)
+    with torch.inference_mode():
+        op(1, x, w)
+    assert seen == [(0, True), (1, True)]
+
+
+def test_sparse_inputs_are_refused_by_name(op):
+    check(op, 0, bf16(8, K).to_sparse(), bf16(N, K), r"x must be a dense \(strided\) tensor, "
+                                                     r"got layout torch\.sparse_coo")
+    check(op, 0, bf16(8, K), bf16(N, K).to_sparse_csr(), r"weight must be a dense \(strided\) "
+                                                         r"tensor, got layout torch\.sparse_csr")
+
+
+def test_run_all_needs_sized_sequences(op):
+    seen = _launch_recorder(op)
+    xs, ws = [bf16(8, K) for _ in range(TP)], [bf16(N, K) for _ in range(TP)]
+    with pytest.raises(InputError, match=r"xs must be a list or tuple of 4 tensors .*got a "
+                                         r"generator"):
+        op.run_all((x for x in xs), ws)
+    with pytest.raises(InputError, match=r"out must be a list or tuple of 4 tensors"):
+        op.run_all(xs, ws, out=iter([]))
+    assert seen == []
+
+
+def test_sm_budget_above_the_groups_share_is_refused():
+    """Eight virtual ranks of a 132-SM device get 16 SMs each: a grid of 132 per rank cannot be
+    resident with the others, and every call would time out."""
+    g = CpuGroup(tp=8)
+    assert g.sm_budget == 16
+    with pytest.raises(InputError, match=r"sm_budget = 132 exceeds the group's sm_budget = 16 "
+                                         r".*pass at most 16"):
+        GemmRsAr(MAX_M, N, K, "rs", g, arch="sm_90a", sm_budget=132)
+    assert GemmRsAr(MAX_M, N, K, "rs", g, arch="sm_90a", sm_budget=16).sm_budget == 16
+
+
+def test_mode_none_takes_no_group():
+    with pytest.raises(InputError, match=r"mode 'none' is a plain GEMM .* takes no group \(got a "
+                                         r"CpuGroup\)"):
+        GemmRsAr(MAX_M, N, K, "none", CpuGroup(N=2048), arch="sm_90a")
+
+
+def test_a_group_must_be_a_group():
+    with pytest.raises(InputError, match=r"group must be a codegen\.runtime Group .*got a object "
+                                         r"without tp, device, mode, max_M, N, sm_budget"):
+        GemmRsAr(MAX_M, N, K, "rs", object(), arch="sm_90a")
+    g = CpuGroup()
+    g.device = torch.device("cuda")         # the Group interface: a device with its index
+    with pytest.raises(InputError, match=r"group\.device = device\(type='cuda'\) must be a "
+                                         r"torch\.device with its index"):
+        GemmRsAr(MAX_M, N, K, "rs", g, arch="sm_90a")
+
+
+def test_op_device(monkeypatch):
+    """Mode none's device: 'cuda' without an index is the current device (resolved now where
+    CUDA is, else at first use, never a None index later); devices no kernel runs on are
+    refused; 'cpu' (the CPU tests' stand-in) validates but never loads or launches."""
+    for bad, match in [("meta", r"device = 'meta': the kernels run on CUDA devices only"),
+                       ("bogus", r"device = 'bogus' is not a device"),
+                       (-1, r"device = -1 is not a device")]:
+        with pytest.raises(InputError, match=match):
+            GemmRsAr(MAX_M, N, K, "none", arch="sm_90a", device=bad)
+    assert GemmRsAr(MAX_M, N, K, "none", arch="sm_90a", device=2).device == torch.device("cuda", 2)
+    assert GemmRsAr(MAX_M, N, K, "none", arch="sm_90a", device="cuda:1").device.index == 1
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "current_device", lambda: 3)
+    assert GemmRsAr(MAX_M, N, K, "none", arch="sm_90a", device="cuda").device == \
+        torch.device("cuda", 3)
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    assert GemmRsAr(MAX_M, N, K, "none", arch="sm_90a", device="cuda").device is None
+
+
+def test_a_cpu_op_never_loads_or_launches(monkeypatch):
+    """An op on 'cpu' (validation only) refuses to load a kernel (its device has no index for
+    cuDeviceGet) and run_all refuses before recording a CUDA event."""
+    import codegen.runtime.op as op_mod
+    from codegen.runtime.kernel import LoadedKernel
+    from codegen.spec import Variant
+    from test_runtime_op_params import _kernel
+
+    v = Variant("sm_90a", "none", None, 128, 1, None)
+    entry = _kernel(v).entry
+    monkeypatch.setattr(op_mod, "find_entry", lambda *a: entry)
+    monkeypatch.setattr(LoadedKernel, "function", property(
+        lambda self: pytest.fail("a cubin load was attempted")))
+    none = GemmRsAr(MAX_M, N, K, "none", arch="sm_90a", device="cpu")
+    with pytest.raises(InputError, match=r"this op's device is cpu: .*CUDA devices only"):
+        none.kernel(v)
+    rs = GemmRsAr(MAX_M, N, K, "rs", CpuGroup(), arch="sm_90a")
+    seen = _launch_recorder(rs)
+    with pytest.raises(InputError, match=r"this op's device is cpu"):
+        rs.run_all([bf16(8, K) for _ in range(TP)], [bf16(N, K) for _ in range(TP)])
+    assert seen == []
+
+
+def test_launches_hold_the_group_lock(op):
+    """A single call's launch and run_all's launches over every rank (and its join) hold the
+    group's lock, one lock shared by every op on the group; mode none has none."""
+    from codegen.runtime.group import launch_lock
+
+    seen = _launch_recorder(op)
+    op(2, bf16(8, K), bf16(N, K))
+    assert seen == [(2, True)]
+    joined = []
+    op._ready_event = lambda: None
+    op.join = lambda: joined.append(op.group._launch_lock.locked())
+    op.run_all([bf16(8, K) for _ in range(TP)], [bf16(N, K) for _ in range(TP)])
+    assert seen[1:] == [(r, True) for r in range(TP)] and joined == [True]
+    assert not op.group._launch_lock.locked()
+    other = GemmRsAr(MAX_M, N, 2 * K, "rs", op.group, arch="sm_90a")
+    assert other._launch_lock is op._launch_lock is launch_lock(op.group)
+    assert GemmRsAr(MAX_M, N, K, "none", arch="sm_90a", device="cpu")._launch_lock is None
+    seen.clear()
+    with pytest.raises(InputError):                    # a failed call leaves it released
+        op(0, bf16(8, K), bf16(N, K), out=bf16(1, 1))
+    assert not op.group._launch_lock.locked()
+
+
+def test_a_threads_run_all_is_never_interleaved_with_another_threads_call(op):
+    """Thread A's run_all stalls inside its first rank's launch; thread B's call on the same
+    group must wait until A launched every rank (without the lock B's launch lands between
+    A's ranks: each rank stream would then order the two calls differently)."""
+    import threading
+
+    order, started, go = [], threading.Event(), threading.Event()
+
+    def launch(rank, x, w, out, M, ordered_after=None):
+        order.append((threading.current_thread().name, rank))
+        if threading.current_thread().name == "A" and rank == 0:
+            started.set()
+            go.wait(5)
+
+    op._launch = launch
+    op._ready_event = lambda: None
+    op.join = lambda: None
+    a = threading.Thread(name="A", target=op.run_all,
+                         args=([bf16(8, K) for _ in range(TP)], [bf16(N, K) for _ in range(TP)]))
+    b = threading.Thread(name="B", target=op, args=(1, bf16(8, K), bf16(N, K)))
+    a.start()
+    assert started.wait(5)
+    b.start()
+    b.join(0.5)                 # B finishes now only if nothing holds it back
+    go.set()
+    a.join(5)
+    b.join(5)
+    assert order == [("A", 0), ("A", 1), ("A", 2), ("A", 3), ("B", 1)]
+
+
+def test_group_lock_of_a_group_with_slots():
+    from codegen.runtime.group import launch_lock
+
+    class Slotted:
+        __slots__ = ("tp",)
+
+    g = Slotted()
+    assert launch_lock(g) is launch_lock(g)
+    assert launch_lock(g) is not launch_lock(Slotted())

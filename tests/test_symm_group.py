@@ -192,6 +192,41 @@ def test_peer_access_reason():
                                                     lambda d, p: True)
 
 
+def test_ranks_with_different_arguments_are_refused_on_every_rank(monkeypatch):
+    """Construction is collective: the all-gather that exchanges (host, device) carries each
+    rank's (max_M, N, mode) too, and every rank raises the same InputError naming the ranks'
+    values (unequal buffers would be read out of bounds, or wait for flags never set)."""
+    import socket
+
+    import codegen.runtime.symm_group as sg
+    from codegen.runtime.errors import InputError
+
+    monkeypatch.setattr(sg, "_device_id", lambda index: "GPU-0")
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 0)
+    peer = {"max_M": 256, "N": 1024, "mode": "rs"}
+
+    def all_gather_object(out, obj, group=None):
+        if isinstance(obj, tuple):                   # (host, device, arguments); we are rank 1
+            out[0], out[1] = (socket.gethostname(), "GPU-0", peer), obj
+            gathered.append(obj)
+        else:                                        # the agreed peer reason
+            out[0] = out[1] = obj
+
+    gathered = []
+    g = _bare_group()
+    g.max_M, g.N, g.mode = 512, 1024, "rs"
+    with pytest.raises(InputError, match=r"every rank must pass the same max_M, got rank 0: "
+                                         r"max_M=256; rank 1: max_M=512"):
+        g._check_peers_collectively(SimpleNamespace(all_gather_object=all_gather_object))
+    assert gathered[0][2] == {"max_M": 512, "N": 1024, "mode": "rs"}
+    g.max_M, g.mode = 256, "ar"
+    with pytest.raises(InputError, match=r"same mode, got rank 0: mode='rs'; rank 1: mode='ar'"):
+        g._check_peers_collectively(SimpleNamespace(all_gather_object=all_gather_object))
+    g.mode = "rs"             # equal arguments: on to the peer check (one GPU for two ranks)
+    with pytest.raises(SymmetricMemoryUnavailable, match="share GPU GPU-0"):
+        g._check_peers_collectively(SimpleNamespace(all_gather_object=all_gather_object))
+
+
 def test_rendezvous_registers_the_group_only_when_torch_asks():
     from codegen.runtime.symm_group import _rendezvous
 

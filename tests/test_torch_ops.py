@@ -158,6 +158,34 @@ def test_misaligned_x_is_copied_before_the_op_sees_it(handles):
     assert tuple(y_t.shape) == (5, N)
 
 
+def test_run_names_an_x_it_cannot_copy(handles):
+    """Not a tensor, or a sparse one: an InputError from run itself (before the copy that
+    would raise torch's own error), whatever op is registered."""
+    op = StandInOp(64, N, K, "none")
+    h = handles(op)
+    w = _bf16(N, K)
+    with pytest.raises(InputError, match=r"x must be a dense \(strided\) torch\.Tensor \[M, K\], "
+                                         r"got list"):
+        torch_ops.run(h, [[1.0] * K], w, "none")
+    with pytest.raises(InputError, match=r"got layout torch\.sparse_coo"):
+        torch_ops.run(h, _bf16(4, K).to_sparse(), w, "none")
+    with pytest.raises(InputError, match=r"got layout torch\.sparse_csr"):
+        torch_ops.run(h, _bf16(4, K).to_sparse_csr(), w, "none")
+    assert op.calls == []
+
+
+def test_run_of_a_real_op_refuses_grad(handles):
+    """The eager path (run, as RowParallelLinear calls it): with grad mode on, an x that
+    requires grad is an InputError from the op's validation; it used to launch and return an
+    output that silently dropped autograd. (Through the dispatcher, torch's autograd fallback
+    sees the op first: its output's backward raises.)"""
+    op = GemmRsAr(64, N, K, "none", device="cpu", arch="sm_90a")
+    h = handles(op)
+    with pytest.raises(InputError, match=r"x requires grad, but the fused kernels are inference "
+                                         r"only"):
+        torch_ops.run(h, _bf16(4, K).requires_grad_(), _bf16(N, K), "none")
+
+
 class _Caller(torch.nn.Module):
     def __init__(self, mode, weight, handle):
         super().__init__()

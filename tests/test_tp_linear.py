@@ -259,6 +259,78 @@ def test_a_weight_the_kernel_cannot_take_goes_unfused(gloo, caplog):
     assert layer.last_path == "unfused"
 
 
+# ---- inputs the layer takes, or names ---------------------------------------------------------
+def test_leading_dims_are_flattened_in_ar(gloo):
+    """Model code passes [B, S, K]: 'ar' runs it as [B*S, K] (on the fused path where M says
+    so) and returns [B, S, N]; 'rs' names what to pass (its rows are of the flattened tokens)."""
+    built = []
+    layer = RowParallelLinear(bf16(N, 64), make_ctx(op_factory=standin_factory(built)))
+    for shape, path in [((2, 100, 64), "fused"), ((2, 3, 64), "unfused"), ((64,), "unfused")]:
+        x = bf16(*shape, seed=len(shape))
+        y = layer(x)
+        assert tuple(y.shape) == shape[:-1] + (N,) and layer.last_path == path, shape
+        ref = x.float().reshape(-1, 64) @ layer.weight.float().t()
+        torch.testing.assert_close(y.float().reshape(-1, N), ref, rtol=2e-2, atol=2e-2)
+    assert built[0].calls == [200]
+    with pytest.raises(ValueError, match=r"x must be \[\.\.\., K=64\], got shape \(2, 3, 32\)"):
+        layer(bf16(2, 3, 32))
+    rs = RowParallelLinear(bf16(N, 64), make_ctx("rs"))
+    with pytest.raises(ValueError, match=r"x must be 2-D \[M, K\] in mode 'rs', got shape "
+                                         r"\(2, 100, 64\).*x\.reshape\(-1, 64\)"):
+        rs(bf16(2, 100, 64))
+
+
+def test_inputs_torch_mm_would_reject_are_named(gloo):
+    """Where the unfused path would pass torch.mm's own error on, the layer names the input."""
+    from codegen.runtime import InputError
+
+    layer = RowParallelLinear(bf16(N, 64), make_ctx())
+    for x, match in [(bf16(8, 64).half(), r"x\.dtype must be the weight's torch\.bfloat16 .*got "
+                                          r"torch\.float16"),
+                     (bf16(8, 64).float(), r"got torch\.float32"),
+                     (bf16(8, 32), r"x must be \[M, K=64\], got shape \(8, 32\)"),
+                     ([[0.0] * 64], r"x must be a torch\.Tensor \[\.\.\., K=64\], got list")]:
+        with pytest.raises(InputError, match=match):
+            layer(x)
+    fp16 = RowParallelLinear(bf16(N, 64).half(), make_ctx())    # an fp16 layer: unfused, works
+    assert tuple(fp16(bf16(8, 64).half()).shape) == (8, N) and fp16.last_path == "unfused"
+
+
+def test_inference_only(gloo):
+    """With grad mode on, an x (or a weight made to) require grad is an InputError on both
+    paths; under no_grad / inference_mode the layer runs (its weight never requires grad)."""
+    from codegen.runtime import InputError
+
+    layer = RowParallelLinear(bf16(N, 64), make_ctx())
+    assert not layer.weight.requires_grad
+    for M in (200, 8):                                   # fused, unfused
+        x = bf16(M, 64).requires_grad_()
+        with pytest.raises(InputError, match=r"x requires grad, but RowParallelLinear is "
+                                             r"inference only .*torch\.no_grad\(\)"):
+            layer(x)
+        with torch.no_grad():
+            assert not layer(x).requires_grad
+        with torch.inference_mode():
+            layer(x)
+    layer.requires_grad_(True)
+    with pytest.raises(InputError, match=r"the weight requires grad"):
+        layer(bf16(8, 64))
+    with torch.no_grad():
+        layer(bf16(8, 64))
+
+
+def test_compile_fullgraph_with_leading_dims(gloo):
+    torch._dynamo.reset()
+    layer = RowParallelLinear(bf16(N, 64), make_ctx())
+    compiled = torch.compile(layer, fullgraph=True, backend="aot_eager")
+    for shape in ((2, 100, 64), (1, 5, 64)):
+        x = bf16(*shape)
+        got = compiled(x)
+        path = layer.last_path
+        torch.testing.assert_close(got, layer(x), rtol=0, atol=0)
+        assert layer.last_path == path and tuple(got.shape) == shape[:-1] + (N,)
+
+
 def test_bad_arguments_say_what_to_pass(gloo):
     with pytest.raises(ValueError, match="mode = 'none' must be one of"):
         TPContext(MAX_M, N, "none")
@@ -345,6 +417,61 @@ def _two_rank_worker(rank: int, port: int, result_dir: str) -> None:
         Path(result_dir, f"ok{rank}").write_text("ok")
     finally:
         dist.destroy_process_group()
+
+
+class _TabledOp(StandInOp):
+    """A stand-in whose tuning table's choice rows are given (the per-rank table a real op reads
+    from its cache root)."""
+
+    table_rows = None
+
+    def tuning_table(self):
+        if self.table_rows is None:
+            return None
+        return SimpleNamespace(rows=[SimpleNamespace(M=m, schedule=s, bn=b, cta_group=c)
+                                     for m, s, b, c in self.table_rows])
+
+
+def _disagreeing_worker(rank: int, port: int, result_dir: str) -> None:
+    """Two ranks whose verdicts differ at K 64 (min_m 128 vs 192) and whose tables' choice rows
+    differ at K 128: both layers go unfused on both ranks; K 192 agrees and stays fused."""
+    sys.path.insert(0, str(Path(__file__).parent))
+    dist.init_process_group("gloo", rank=rank, world_size=2, init_method=f"tcp://127.0.0.1:{port}")
+    try:
+        def factory(max_M, N, K, mode, group, *, transport, **kw):
+            op = _TabledOp(max_M, N, K, mode, tp=2, rank=rank,
+                           min_m=128 + 64 * rank if K == 64 else 128)
+            if K == 128:
+                op.table_rows = [(64, "swapab", 64, 1), (256, "tile", 128, 1 + rank)]
+            return op
+
+        ctx = TPContext(MAX_M, N, "ar", group_factory=FakeGroup, op_factory=factory)
+        layers = {k: RowParallelLinear(bf16(N, k, seed=k + rank), ctx) for k in (64, 128, 192)}
+        lines = []
+        for k, layer in layers.items():
+            x = bf16(200, k, seed=k)
+            y = layer(x)
+            lines.append(f"{k} {layer.last_path} {tuple(y.shape)} {layer.fallback_reason}")
+        Path(result_dir, f"r{rank}").write_text("\n".join(lines))
+    finally:
+        dist.destroy_process_group()
+
+
+def test_ranks_with_different_verdicts_agree_on_unfused(tmp_path):
+    """Each rank's fused/unfused verdict per M and its kernel choices come from its own tuning
+    table: a layer where they differ across ranks must take torch.mm + NCCL on every rank (a
+    rank on the fused kernel while its peer calls NCCL would hang)."""
+    import torch.multiprocessing as mp
+
+    mp.spawn(_disagreeing_worker, args=(_free_port(), str(tmp_path)), nprocs=2, join=True)
+    for rank in (0, 1):
+        k64, k128, k192 = Path(tmp_path, f"r{rank}").read_text().splitlines()
+        assert k64.startswith("64 unfused (200, 256) ranks disagree on the per-M fused/unfused "
+                              "dispatch"), k64
+        assert "rank 0: fused at M 128..300" in k64 and "rank 1: fused at M 192..300" in k64
+        assert k128.startswith("128 unfused (200, 256) ranks disagree") and \
+            "(256, 'tile', 128, 2)" in k128, k128
+        assert k192 == "192 fused (200, 256) None"
 
 
 def _free_port() -> int:

@@ -11,6 +11,7 @@ interface with `local_ranks == (rank,)` and `stream(rank) is None` (the caller's
 from __future__ import annotations
 
 import abc
+import threading
 from dataclasses import dataclass
 
 import torch
@@ -41,7 +42,8 @@ class Group(abc.ABC):
     """The ranks one op instance serves, with their buffers (see module docstring).
 
     Attributes every group sets: `tp`, `device` (torch.device with an index), `mode`
-    ('rs' | 'ar'), `max_M`, `N`, `sm_budget` (CTAs per rank's persistent grid).
+    ('rs' | 'ar'), `max_M`, `N`, `sm_budget` (CTAs per rank's persistent grid). Every op on
+    the group holds its :func:`launch_lock` across a launch section.
     """
 
     tp: int
@@ -109,6 +111,32 @@ class Group(abc.ABC):
         return contract.land_rows(self.max_M)
 
 
+#: Guards the lazy creation in launch_lock (taken once per group, never on the per-call path).
+_LOCK_INIT = threading.Lock()
+#: Locks of groups without an instance __dict__ (a user's Group with __slots__), by id.
+_LOCKS_BY_ID: dict[int, threading.Lock] = {}
+
+
+def launch_lock(group) -> threading.Lock:
+    """The lock of `group` (one per group object, `group._launch_lock`; created on first use)
+    that every op on it holds across a launch section: run_all's launches over every local rank,
+    or one call's stream ordering and launch. The group's buffers and rank streams are shared
+    by all its calls, so two threads' launches must not interleave (one rank's stream would
+    run thread A's call first, another rank's thread B's: the ranks wait on each other's flags
+    and time out, or sum the wrong partials)."""
+    lock = getattr(group, "_launch_lock", None)
+    if lock is None:
+        with _LOCK_INIT:
+            lock = getattr(group, "_launch_lock", None)
+            if lock is None:
+                lock = threading.Lock()
+                try:
+                    group._launch_lock = lock
+                except AttributeError:   # __slots__: keep it here (a reused id shares a lock)
+                    lock = _LOCKS_BY_ID.setdefault(id(group), lock)
+    return lock
+
+
 def _pinned_device_ptr(t: torch.Tensor, device_index: int) -> int:
     """Device address of pinned host memory (equal to the host address under UVA)."""
     from .driver import call, ensure_context
@@ -160,6 +188,7 @@ class VirtualGroup(Group):
             dev = torch.device("cuda", torch.cuda.current_device())
         self.tp, self.device, self.mode, self.max_M, self.N = tp, dev, mode, max_M, N
         self.sm_budget = torch.cuda.get_device_properties(dev).multi_processor_count // tp
+        self._launch_lock = threading.Lock()  # launch_lock(self)
         rp = contract.rows_pad(max_M)
         nf = contract.flag_words(max_M, N, tp)
         with torch.cuda.device(dev):

@@ -6,6 +6,7 @@ packs the parameters of KERNEL-CONTRACT.md by name and launches on the rank's st
 """
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
 import torch
@@ -19,15 +20,15 @@ from . import stream_order
 from .call_plan import CallPlan, current_stream_handle
 from .cache_index import build_command, find_entry
 from .errors import CacheMissError, DriverError, InputError
-from .group import Group
+from .group import Group, launch_lock
 from .health import RankHealth
 from .kernel import LoadedKernel, load_kernel
 from .launch_plan import CallTensors, Descriptors, kernel_arguments
 from .op_args import check_op_args
 from .transport import choose_transport
 from .tuning import find_table
-from .validate import (check_m, check_matrix, check_no_overlap, check_out, check_rank,
-                       check_rank_outputs, matrix_ok)
+from .validate import (check_m, check_matrix, check_no_grad, check_no_overlap, check_out,
+                       check_rank, check_rank_outputs, matrix_ok)
 
 #: Launch plans kept per op (one per (rank, M) seen; cleared when full).
 _PLANS_MAX = 4096
@@ -40,8 +41,8 @@ class GemmRsAr:
         max_M: largest M a call may pass (sizes nothing here: the group's buffers are sized
             by the group's max_M, which must be >= this).
         N, K: weight shape [N, K] (K is per rank).
-        mode: 'rs' | 'ar' | 'none'. 'none' needs no group (launches on the current stream).
-        group: a Group (e.g. VirtualGroup) with the same mode and N.
+        mode: 'rs' | 'ar' | 'none'. 'none' takes no group (launches on the current stream).
+        group: a Group (e.g. VirtualGroup) with the same mode and N (rs / ar only).
         bn, cta_group: fix the tile width / CTA group instead of dispatching on M (a width
             that both schedules have, e.g. 160 / 192 in mode none on sm_90a, names the decode
             schedule unless `schedule` says 'tile': contract.implied_schedule).
@@ -49,7 +50,8 @@ class GemmRsAr:
             the group's landing rows; its `bn` is the token tile) or 'splitk' (the decode
             schedule with K split over a cluster of `cta_group` CTAs, 2 or 4; sm_90a), instead
             of dispatching on M.
-        sm_budget: cap of the persistent grid (default: the group's; all SMs for 'none').
+        sm_budget: cap of the persistent grid (default: the group's, and at most that: the
+            group's share keeps every rank's grid resident; all SMs for 'none').
         transport: 'unicast' | 'multicast' | None (multicast when available, else unicast).
         arch: 'sm_90a' | 'sm_100a' (default: from the device's compute capability).
         min_m: should_run() threshold on M (default: the tuning table's measured verdict per
@@ -60,7 +62,14 @@ class GemmRsAr:
         manifest: load kernels only through this deployment manifest (default
             CODEGEN_MANIFEST; a bare file name is looked up in <cache root>/manifests/), instead
             of the newest build of each variant.
-        device: device of a group-less 'none' op (default: current device).
+        device: device of a group-less 'none' op: an int, 'cuda:N', or 'cuda' / None for the
+            current device ('cpu' builds an op that validates and dispatches but never
+            launches: the CPU tests' stand-in).
+
+    Inference only: with grad mode on, an x, weight or out that requires grad is an
+    InputError. Thread-safe per group: a launch section (one call's launch, or run_all's
+    launches over every rank) holds the group's lock (group.launch_lock), so two threads'
+    calls on one group never interleave their ranks' launches.
     """
 
     def __init__(self, max_M: int, N: int, K: int, mode: str, group: Group | None = None,
@@ -79,11 +88,10 @@ class GemmRsAr:
         self.min_m = min_m
         self.tp = group.tp if group is not None else 1
         if group is not None:
-            self.device = group.device
-        elif device is None:
-            self.device = None  # resolved at first use: no GPU needed to construct
+            self.device = _group_device(group)
         else:
-            self.device = torch.device("cuda", device) if isinstance(device, int) else torch.device(device)
+            self.device = _op_device(device)  # None: resolved at first use (no GPU needed now)
+        self._launch_lock = launch_lock(group) if group is not None else None
         self._sm_budget = sm_budget
         self._arch = arch
         self._transport_req = transport
@@ -302,6 +310,8 @@ class GemmRsAr:
             if why:
                 raise CacheMissError(variant.name, cmd, f"entry {entry.dir} was built by an "
                                      f"older codegen: {why}")
+            if k.device_index is None:   # device 'cpu': nothing to load the cubin on
+                raise _not_cuda(self._device())
             k.function  # load now, not inside a later graph capture
             self._kernels[variant.name] = k
         return k
@@ -344,7 +354,15 @@ class GemmRsAr:
         else:
             check_out(out, self.out_shape(M), self._device())
             check_no_overlap("out", out, x=x, weight=weight)
-        self._launch(rank, x, weight, out, M)
+        lock = self._launch_lock  # the group's (mode none: None, it shares no buffers)
+        if lock is None:
+            self._launch(rank, x, weight, out, M)
+        else:
+            lock.acquire()
+            try:
+                self._launch(rank, x, weight, out, M)
+            finally:
+                lock.release()
         return out
 
     def run_all(self, xs, weights, out=None) -> list[torch.Tensor]:
@@ -356,10 +374,11 @@ class GemmRsAr:
         capture.
         """
         ranks = self.local_ranks
-        if len(xs) != len(ranks) or len(weights) != len(ranks):
+        n_xs, n_ws = _count("xs", xs, len(ranks)), _count("weights", weights, len(ranks))
+        if n_xs != len(ranks) or n_ws != len(ranks):
             raise InputError(f"run_all needs one x and one weight per local rank ({len(ranks)}), "
-                             f"got {len(xs)} and {len(weights)}")
-        if out is not None and len(out) != len(ranks):
+                             f"got {n_xs} and {n_ws}")
+        if out is not None and _count("out", out, len(ranks)) != len(ranks):
             raise InputError(f"out must hold {len(ranks)} tensors, got {len(out)}")
         self.check_errors()
         Ms = [self._validate(r, x, w) for r, x, w in zip(ranks, xs, weights)]
@@ -370,16 +389,26 @@ class GemmRsAr:
             out = [torch.empty(shape, dtype=torch.bfloat16, device=self._device()) for _ in ranks]
         else:
             check_rank_outputs(out, shape, self._device(), xs, weights)
-        # One event recorded before any launch: a rank stream must never wait on work enqueued
-        # after another rank's kernel (it would serialise the ranks, which spin on each other).
+        ready = self._ready_event()
+        # every rank's launch under the group's lock: another thread's launches on this group
+        # must not land between them (each rank's stream would run the calls in another order)
+        with self._launch_lock or _NO_LOCK:
+            for r, x, w, o in zip(ranks, xs, weights, out):
+                self._launch(r, x, w, o, Ms[0], ordered_after=ready)
+            self.join()
+        return list(out)
+
+    def _ready_event(self) -> torch.cuda.Event:
+        """One event recorded on the caller's stream before any launch of a run_all: a rank
+        stream must never wait on work enqueued after another rank's kernel (it would
+        serialise the ranks, which spin on each other)."""
         dev = self._device()
+        if dev.type != "cuda":
+            raise _not_cuda(dev)
         with torch.cuda.device(dev):
             ready = torch.cuda.Event()
             ready.record(torch.cuda.current_stream(dev))
-        for r, x, w, o in zip(ranks, xs, weights, out):
-            self._launch(r, x, w, o, Ms[0], ordered_after=ready)
-        self.join()
-        return list(out)
+        return ready
 
     def join(self) -> None:
         """Make the current stream wait for every local rank's stream."""
@@ -429,9 +458,16 @@ class GemmRsAr:
 
     def _validate(self, rank, x, weight) -> int:
         dev = self._device()
-        if not (matrix_ok(x, dev, None, self.K) and matrix_ok(weight, dev, self.N, self.K)):
+        try:
+            ok = matrix_ok(x, dev, None, self.K) and matrix_ok(weight, dev, self.N, self.K)
+        except RuntimeError:  # a tensor without strides or storage (sparse CSR): named below
+            ok = False
+        if not ok:
             check_matrix("x", x, dev, None, self.K)    # raises, naming what is wrong
             check_matrix("weight", weight, dev, self.N, self.K)
+        if _grad_enabled() and (x.requires_grad or weight.requires_grad):
+            check_no_grad("x", x)
+            check_no_grad("weight", weight)
         M = x.shape[0]
         if not 1 <= M <= self.max_M:
             check_m(M, self.max_M)
@@ -485,15 +521,18 @@ class GemmRsAr:
         return plan
 
     def _launch(self, rank: int, x, weight, out, M: int, ordered_after=None) -> None:
-        """Launch one rank. A rank with a stream of its own (virtual groups) first waits on
-        `ordered_after` (an event recorded on the caller's stream before any rank launched)
-        or, without one, on the current stream; otherwise it launches on the current stream."""
+        """Launch one rank; the caller holds the group's lock (group.launch_lock). A rank with
+        a stream of its own (virtual groups) first waits on `ordered_after` (an event recorded
+        on the caller's stream before any rank launched) or, without one, on the current
+        stream; otherwise it launches on the current stream."""
         plan = self._plan(rank, x, weight, out, M)
         dev = self._device()
         s = self.group.stream(rank) if self.group is not None and self.mode != "none" else None
         if torch.cuda.current_device() == dev.index:
             self._launch_on(plan, rank, x, weight, out, s, ordered_after)
         else:
+            if dev.type != "cuda":
+                raise _not_cuda(dev)
             with torch.cuda.device(dev):
                 self._launch_on(plan, rank, x, weight, out, s, ordered_after)
         self.health.last_variant[rank] = plan.info["variant"]
@@ -511,11 +550,66 @@ class GemmRsAr:
             cur = torch.cuda.current_stream(dev)
             if s != cur:  # inputs (and out's allocation) are ordered on `cur`
                 if ordered_after is not None:
-                    s.wait_event(ordered_after)
+                    s.wait_event(ordered_after)  # run_all: its join orders every free after
                 else:
                     s.wait_stream(cur)
+                    # a single call returns before the caller joins: the allocator must not
+                    # hand these tensors' memory out again (freed on `cur`) until `s` is done
+                    x.record_stream(s)
+                    weight.record_stream(s)
+                    out.record_stream(s)
             handle = s.cuda_stream
         # validate.row_stride of x and the weight, inline (the per-call path; a plan is per M)
         plan.launch(x.data_ptr(), weight.data_ptr(), out.data_ptr(), handle,
                     x.stride(0) if plan.M > 1 else self.K, weight.stride(0))
 
+
+_grad_enabled = torch.is_grad_enabled
+
+#: Stands in for a group's lock in run_all of a group-less op (mode none shares no buffers).
+_NO_LOCK = contextlib.nullcontext()
+
+
+def _count(name: str, seq, ranks: int) -> int:
+    """len(seq), or an InputError for what has none (a generator: run_all needs to see every
+    rank's tensor before the first launch)."""
+    try:
+        return len(seq)
+    except TypeError:
+        raise InputError(f"{name} must be a list or tuple of {ranks} tensors (one per local "
+                         f"rank), got a {type(seq).__name__}") from None
+
+
+def _not_cuda(dev: torch.device) -> InputError:
+    return InputError(f"this op's device is {dev}: it validates and dispatches, but kernels load "
+                      f"and launch on CUDA devices only (pass device='cuda:N', or a group on a "
+                      f"CUDA device)")
+
+
+def _op_device(device) -> torch.device | None:
+    """The device of a group-less op: CUDA with its index ('cuda' / None: the current device,
+    now where CUDA is available, else None, resolved at first use), or 'cpu' (a stand-in that
+    validates and never launches: the CPU tests); any other device is an InputError."""
+    if device is None:
+        return None
+    try:
+        dev = torch.device("cuda", device) if isinstance(device, int) else torch.device(device)
+    except (RuntimeError, TypeError) as exc:
+        raise InputError(f"device = {device!r} is not a device ({exc}); pass an int, 'cuda' or "
+                         f"'cuda:N'") from None
+    if dev.type not in ("cuda", "cpu"):
+        raise InputError(f"device = {device!r}: the kernels run on CUDA devices only; pass an "
+                         f"int, 'cuda' or 'cuda:N'")
+    if dev.type == "cuda" and dev.index is None:
+        return torch.device("cuda", torch.cuda.current_device()) if torch.cuda.is_available() else None
+    return dev
+
+
+def _group_device(group) -> torch.device:
+    """group.device, which the Group interface says names its index where it is CUDA (the
+    inputs' device is compared with it as it is)."""
+    dev = group.device
+    if not isinstance(dev, torch.device) or (dev.type == "cuda" and dev.index is None):
+        raise InputError(f"group.device = {dev!r} must be a torch.device with its index (e.g. "
+                         f"cuda:0): the Group interface")
+    return dev

@@ -8,6 +8,9 @@ from codegen import contract
 
 from .errors import InputError
 
+#: What a group passed to GemmRsAr must have (the Group interface's attributes).
+GROUP_ATTRS = ("tp", "device", "mode", "max_M", "N", "sm_budget", "local_ranks")
+
 #: Largest accepted `timeout_ms` (one hour): the bound must fit the kernel's u64 nanoseconds
 #: with room, and a wait longer than this is a hang by any serving standard.
 MAX_TIMEOUT_MS = 3_600_000
@@ -103,12 +106,27 @@ def check_op_args(max_M, N, K, mode, group, *, bn, cta_group, sm_budget, transpo
     _int_arg("sm_budget", sm_budget, 1, allow_none=True)
     _int_arg("min_m", min_m, 1, allow_none=True)
     _int_arg("timeout_ms", timeout_ms, 1, MAX_TIMEOUT_MS, allow_none=True)
-    if mode != "none":
-        if group is None:
-            raise InputError(f"mode = {mode!r} needs a group")
-        if group.mode != mode:
-            raise InputError(f"group.mode = {group.mode!r} does not match mode = {mode!r}")
-        if group.N != N:
-            raise InputError(f"group.N = {group.N} does not match N = {N}")
-        if group.max_M < max_M:
-            raise InputError(f"group.max_M = {group.max_M} is smaller than max_M = {max_M}")
+    if mode == "none":
+        if group is not None:
+            raise InputError(f"mode 'none' is a plain GEMM on the current stream and takes no "
+                             f"group (got a {type(group).__name__}); leave group None and pass "
+                             f"device= for its device")
+        return
+    if group is None:
+        raise InputError(f"mode = {mode!r} needs a group")
+    missing = [a for a in GROUP_ATTRS if not hasattr(group, a)]
+    if missing:
+        raise InputError(f"group must be a codegen.runtime Group (e.g. VirtualGroup or "
+                         f"SymmMemGroup), got a {type(group).__name__} without "
+                         f"{', '.join(missing)}")
+    if group.mode != mode:
+        raise InputError(f"group.mode = {group.mode!r} does not match mode = {mode!r}")
+    if group.N != N:
+        raise InputError(f"group.N = {group.N} does not match N = {N}")
+    if group.max_M < max_M:
+        raise InputError(f"group.max_M = {group.max_M} is smaller than max_M = {max_M}")
+    if sm_budget is not None and sm_budget > group.sm_budget:
+        raise InputError(f"sm_budget = {sm_budget} exceeds the group's sm_budget = "
+                         f"{group.sm_budget} (its share of the device's SMs: with more CTAs the "
+                         f"ranks' persistent grids are not all resident at once, and every call "
+                         f"times out); pass at most {group.sm_budget}, or None")

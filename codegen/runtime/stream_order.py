@@ -7,7 +7,9 @@ race on them (a wrong sum, or a wait that times out). The calls on one stream ar
 the stream; a call on another stream is not. So the group remembers the stream of its last
 call, and a call on a different stream first makes its stream wait for that one (an event
 recorded there now: everything enqueued on it so far, the last call included). A caller that
-stays on one stream pays one integer comparison per call.
+stays on one stream pays one integer comparison per call. Calls from several threads: GemmRsAr
+holds the group's lock (group.launch_lock) across before_launch and the launch, so one thread's
+wait and launch are never split by another's.
 
 Not covered (KERNEL-CONTRACT / README: never run two calls of one group at once):
 - during CUDA-graph capture the wait is skipped (an event from outside the capture cannot be

@@ -14,6 +14,7 @@ torch.mm + NCCL (the seed's graceful degradation).
 from __future__ import annotations
 
 import socket
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -21,6 +22,7 @@ import torch
 
 from codegen import contract
 
+from .errors import InputError
 from .group import Group, SymmetricBuffer, _pinned_device_ptr
 from .push_table import push_table
 from .symm_env import enforce_no_multicast
@@ -129,6 +131,20 @@ def _peer_access_reason(infos: Sequence[tuple[str, str]], rank: int, local_index
     return None
 
 
+def _config_mismatch(configs: Sequence[Mapping]) -> str | None:
+    """Why the ranks' SymmMemGroup arguments differ, or None. Each rank sizes its buffers and
+    lays out its flags by them, and peers address each other's buffers by the same layout:
+    unequal ones read past a peer's buffer or wait on flags it never sets."""
+    first = configs[0]
+    keys = [k for k in first if any(c[k] != first[k] for c in configs)]
+    if not keys:
+        return None
+    ranks = "; ".join(f"rank {r}: " + ", ".join(f"{k}={c[k]!r}" for k in keys)
+                      for r, c in enumerate(configs))
+    return (f"SymmMemGroup is collective: every rank must pass the same {', '.join(keys)}, got "
+            f"{ranks}")
+
+
 def _device_id(index: int) -> str:
     """A GPU id that is the same in every process (UUID), whatever CUDA_VISIBLE_DEVICES says."""
     props = torch.cuda.get_device_properties(index)
@@ -193,6 +209,7 @@ class SymmMemGroup(Group):
         self._specs = {s.name: s for s in buffer_specs(max_M, N, self.tp, mode)}
         self.device = torch.device("cuda", torch.cuda.current_device())
         self.mode, self.max_M, self.N = mode, max_M, N
+        self._launch_lock = threading.Lock()  # group.launch_lock(self)
         sms = torch.cuda.get_device_properties(self.device).multi_processor_count
         if not 0 <= sm_margin < sms:
             raise ValueError(f"sm_margin={sm_margin}: must be in [0, {sms})")
@@ -223,12 +240,18 @@ class SymmMemGroup(Group):
 
     # ---- construction helpers --------------------------------------------------------------
     def _check_peers_collectively(self, dist) -> None:
-        """Exchange (host, device), check P2P, and agree: every rank raises the same reason."""
+        """Exchange (host, device, arguments), check the arguments agree (else InputError) and
+        P2P, and agree: every rank raises the same error."""
         local_index = {_device_id(i): i for i in range(torch.cuda.device_count())}
         infos: list = [None] * self.tp
-        dist.all_gather_object(infos, (socket.gethostname(), _device_id(self.device.index)),
+        config = {"max_M": self.max_M, "N": self.N, "mode": self.mode}
+        dist.all_gather_object(infos, (socket.gethostname(), _device_id(self.device.index), config),
                                group=self.process_group)
-        reason = _peer_access_reason(infos, self.rank, local_index, torch.cuda.can_device_access_peer)
+        why = _config_mismatch([info[2] for info in infos])
+        if why:
+            raise InputError(why)
+        reason = _peer_access_reason([info[:2] for info in infos], self.rank, local_index,
+                                     torch.cuda.can_device_access_peer)
         reasons: list = [None] * self.tp
         dist.all_gather_object(reasons, reason, group=self.process_group)
         bad = [f"rank {r}: {why}" for r, why in enumerate(reasons) if why]

@@ -130,7 +130,14 @@ def run(handle: int, x: torch.Tensor, weight: torch.Tensor, mode: str | None = N
     """The real impl: the registered op on (x, weight), without the dispatcher (eager callers
     may use it directly; it is exactly what the custom ops run)."""
     entry = lookup(handle, mode)
-    if x.dim() == 2 and not tma_rows_ok(x):
+    try:
+        copy = x.dim() == 2 and not tma_rows_ok(x)
+    except (AttributeError, RuntimeError):  # not a tensor, or one without strides (sparse)
+        copy = True                         # named below
+    if copy:
+        if not isinstance(x, torch.Tensor) or x.layout is not torch.strided:
+            what = type(x).__name__ if not isinstance(x, torch.Tensor) else f"layout {x.layout}"
+            raise InputError(f"x must be a dense (strided) torch.Tensor [M, K], got {what}")
         x = x.clone(memory_format=torch.contiguous_format)  # a fresh, aligned allocation
     return entry.op(entry.rank, x, weight)
 

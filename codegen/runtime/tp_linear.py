@@ -19,8 +19,14 @@ Fallback, decided once and agreed by every rank, logged once per context (and on
 layer that cannot use a kernel): CODEGEN_DISABLE_FUSED set -> no group at all; the group
 cannot be built (no CUDA, peers cannot map each other) -> torch.mm + NCCL; multicast
 unavailable -> unicast (transport.py; on the project's machines always: the disable switches
-are set); multicast kernels missing from the cache -> unicast; a K without kernels, or a weight
-the kernel cannot take -> that layer uses torch.mm + NCCL.
+are set); multicast kernels missing from the cache -> unicast; a K without kernels, ranks whose
+per-M fused/unfused verdicts or tuning-table choices differ (a rank taking the fused kernel
+while a peer calls NCCL would hang), or a weight the kernel cannot take -> that layer uses
+torch.mm + NCCL.
+
+Inputs: x is [..., K] with the weight's dtype on its device; 'ar' flattens leading dims and
+returns [..., N], 'rs' takes 2-D x only (its rows are of the flattened tokens). Inference only:
+with grad mode on, an x or weight that requires grad is an InputError on both paths.
 
 Concurrency: every fused call of a context uses the same group buffers, so two fused calls of
 one context must never be in flight at the same time on different streams (one stream per
@@ -205,11 +211,40 @@ class TPContext:
                                   f"using the unicast transport")
                     self.transport = transport
                 runs = should_run_runs(op.should_run, self.max_M, K)
-                return FusedOp(op, torch_ops.register(op), runs), None
+                reason = self._verdicts_differ(op, runs)
+                if reason is None:
+                    return FusedOp(op, torch_ops.register(op), runs), None
+                break
             prev = reason
         self.log_once(logging.WARNING, f"fused GEMM+{self.mode.upper()} unavailable for K={K}, "
                       f"layers with this K use torch.mm + NCCL: {reason}")
         return None, reason
+
+    def _verdicts_differ(self, op, runs) -> str | None:
+        """Why the ranks' per-M dispatch of K's op differs, or None (collective). Each rank
+        computes its verdicts (runs) and kernel choices from its own tuning table: a rank on
+        the fused kernel while a peer takes NCCL, or two ranks on different kernels, wait on
+        each other until the time-out. So every rank shares a fingerprint (the runs and the
+        table's choice rows) once, at build time."""
+        import torch.distributed as dist
+
+        table = op.tuning_table() if hasattr(op, "tuning_table") else None
+        rows = (tuple((r.M, r.schedule, r.bn, r.cta_group) for r in table.rows)
+                if table is not None else None)
+        mine = (runs, rows)
+        prints: list = [None] * self.tp
+        dist.all_gather_object(prints, mine, group=self.process_group)
+        if all(p == mine for p in prints):
+            return None
+
+        def text(runs, rows):
+            fused = [f"{lo}..{last}" for (lo, (last, v)) in
+                     zip([1] + [r[0] + 1 for r in runs], runs) if v]
+            return (f"fused at M {', '.join(fused) or 'none'}, tuning table "
+                    + ("none" if rows is None else f"rows {list(rows)}"))
+        return ("ranks disagree on the per-M fused/unfused dispatch (different tuning tables "
+                "under their cache roots, or different min_m?): "
+                + "; ".join(f"rank {r}: {text(*p)}" for r, p in enumerate(prints)))
 
     def recover(self) -> None:
         """After a KernelTimeoutError (collective): clear every op's error record, then the
@@ -229,8 +264,10 @@ class TPContext:
 
 
 class RowParallelLinear(torch.nn.Module):
-    """y = sum over ranks of x_r @ W_r^T: all-reduced ('ar', [M, N]) or this rank's rows of it
-    ('rs', [ceil(M/tp), N], zero rows past M). No bias; inference only (no autograd).
+    """y = sum over ranks of x_r @ W_r^T: all-reduced ('ar', [M, N]; x [..., K] gives
+    [..., N]) or this rank's rows of it ('rs', 2-D x only: [ceil(M/tp), N], zero rows past M).
+    No bias; inference only: with grad mode on, an x (or weight) that requires grad is an
+    InputError (run under torch.no_grad() / torch.inference_mode()).
 
     `weight`: this rank's shard [N, K] (bf16, on this rank's GPU for the fused path; row-major:
     contiguous, or rows a multiple of 8 elements apart, e.g. a [:, :K] view of a buffer whose
@@ -283,13 +320,53 @@ class RowParallelLinear(torch.nn.Module):
         return False  # M > max_M
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        try:
+            needs_grad = x.requires_grad
+        except AttributeError:
+            raise InputError(f"x must be a torch.Tensor [..., K={self.K}], got "
+                             f"{type(x).__name__}") from None
+        if needs_grad and torch.is_grad_enabled():
+            raise InputError("x requires grad, but RowParallelLinear is inference only (neither "
+                             "path has autograd); call it under torch.no_grad() or "
+                             "torch.inference_mode(), or pass x.detach()")
+        if x.dim() != 2:
+            return self._forward_nd(x)
         if self.takes_fused(x):
             self.last_path = FUSED
             if torch.compiler.is_compiling():
                 return torch_ops.CUSTOM_OPS[self.mode](x, self.weight, self._handle)
             return torch_ops.run(self._handle, x, self.weight, self.mode)  # no dispatcher cost
+        w = self.weight
+        if x.dtype != w.dtype or x.shape[1] != self.K or x.device != w.device or w.requires_grad:
+            self._check_unfused(x, w)   # torch.mm's own errors would not say what to pass
         self.last_path = UNFUSED
-        return unfused(x, self.weight, self.mode, self.tp, self._group_name)
+        return unfused(x, w, self.mode, self.tp, self._group_name)
+
+    def _forward_nd(self, x: torch.Tensor) -> torch.Tensor:
+        """x [..., K] other than 2-D: 'ar' flattens the leading dims and shapes the output back;
+        'rs' refuses (which rows a rank gets depends on the flattening: the caller's choice)."""
+        if x.dim() == 0 or x.shape[-1] != self.K:
+            raise InputError(f"x must be [..., K={self.K}], got shape {tuple(x.shape)}")
+        if self.mode == "rs":
+            raise InputError(f"x must be 2-D [M, K] in mode 'rs', got shape {tuple(x.shape)}: "
+                             f"each rank gets ceil(M/tp) rows of the tokens' sum; pass "
+                             f"x.reshape(-1, {self.K}) and use the rows it returns")
+        y = self.forward(x.reshape(-1, self.K))
+        return y.view(*x.shape[:-1], self.N)
+
+    def _check_unfused(self, x: torch.Tensor, w: torch.Tensor) -> None:
+        """The unfused path's inputs, named: x's dtype and device must be the weight's."""
+        if x.dtype != w.dtype:
+            raise InputError(f"x.dtype must be the weight's {w.dtype} (the fused kernels take "
+                             f"torch.bfloat16), got {x.dtype}")
+        if x.shape[1] != self.K:
+            raise InputError(f"x must be [M, K={self.K}], got shape {tuple(x.shape)}")
+        if x.device != w.device:
+            raise InputError(f"x.device must be the weight's {w.device}, got {x.device}")
+        if w.requires_grad and torch.is_grad_enabled():
+            raise InputError("the weight requires grad, but RowParallelLinear is inference only; "
+                             "call it under torch.no_grad() or torch.inference_mode(), or "
+                             "layer.requires_grad_(False)")
 
 
 _c10d = torch.ops._c10d_functional  # the traceable functional collectives' ops (tests replace it)

@@ -1,6 +1,11 @@
 """Input checks done before any launch; each failure is an InputError naming argument and value.
 
-Pure tensor-metadata checks: they work on CPU tensors and never touch a GPU.
+Pure tensor-metadata checks: they work on CPU tensors and never touch a GPU. Beyond dtype,
+device, shape and layout they refuse what would make a kernel read the wrong memory or return
+a silently wrong answer: a freed or shrunk storage (address 0, or a view reaching past its
+storage's bytes), a negated view (the neg bit: the kernels read memory as it is; a conj bit
+exists only for complex dtypes, which the dtype check refuses) and, with grad mode on, a tensor
+that requires grad (the kernels have no autograd).
 """
 from __future__ import annotations
 
@@ -9,18 +14,58 @@ import torch
 from .errors import InputError
 from codegen.contract import K_MULTIPLE
 
-
-def _same_device(a: torch.device, b: torch.device) -> bool:
-    return a.type == b.type and (a.index or 0) == (b.index or 0)
+# the per-call fast paths' names, bound once
+_Tensor, _bf16, _grad_enabled = torch.Tensor, torch.bfloat16, torch.is_grad_enabled
 
 
 def _check_bf16_on(name: str, t, device: torch.device) -> None:
     if not isinstance(t, torch.Tensor):
         raise InputError(f"{name} must be a torch.Tensor, got {type(t).__name__}")
+    if t.layout is not torch.strided:
+        raise InputError(f"{name} must be a dense (strided) tensor, got layout {t.layout}; pass "
+                         f"{name}.to_dense()")
     if t.dtype != torch.bfloat16:
         raise InputError(f"{name}.dtype must be torch.bfloat16, got {t.dtype}")
-    if not _same_device(t.device, device):
+    if t.device != device:  # the op's device always has its index (GemmRsAr normalises it)
         raise InputError(f"{name}.device must be {device} (the group's device), got {t.device}")
+
+
+def _check_memory(name: str, t: torch.Tensor) -> None:
+    """The memory checks every launched tensor needs past its layout: a live storage that
+    covers the view, no neg bit, and no autograd (see the module docstring). An empty `t`
+    (address 0) passes: its shape check names it."""
+    if t.numel() == 0:
+        return
+    if t.data_ptr() == 0:
+        raise InputError(f"{name}.data_ptr() is 0: its storage was freed (e.g. "
+                         f"untyped_storage().resize_(0)); pass a tensor with memory")
+    if not storage_covers(t):
+        raise InputError(f"{name} reaches byte {_view_end(t)} of its storage, which holds only "
+                         f"{t.untyped_storage().nbytes()} bytes (resized after the view was "
+                         f"made?); pass a tensor whose storage covers it, e.g. a fresh one")
+    if t.is_neg():
+        raise InputError(f"{name} is a negated view (is_neg(), e.g. torch._neg_view): the kernels "
+                         f"read its memory as it is, without the sign; pass {name}.resolve_neg()")
+    check_no_grad(name, t)
+
+
+def check_no_grad(name: str, t: torch.Tensor) -> None:
+    if t.requires_grad and _grad_enabled():
+        raise InputError(f"{name} requires grad, but the fused kernels are inference only (no "
+                         f"autograd: the result would not be differentiable); call it under "
+                         f"torch.no_grad() or torch.inference_mode(), or pass {name}.detach()")
+
+
+def _view_end(t: torch.Tensor) -> int:
+    """The byte past the last element the view `t` addresses, counted from its storage's start."""
+    last = sum((size - 1) * stride for size, stride in zip(t.shape, t.stride())) + 1
+    return (t.storage_offset() + (last if t.numel() else 0)) * t.element_size()
+
+
+def storage_covers(t: torch.Tensor) -> bool:
+    """Whether `t`'s storage holds every byte its view addresses (False after a resize_ of
+    the storage below the view, which torch allows)."""
+    return _view_end(t) <= t.untyped_storage().nbytes()
 
 
 def row_stride(t: torch.Tensor) -> int:
@@ -51,6 +96,7 @@ def check_matrix(name: str, t, device: torch.device, rows: int | None, K: int) -
     if t.data_ptr() % 16:
         raise InputError(f"{name}.data_ptr() = {t.data_ptr():#x} must be 16-byte aligned "
                          f"(TMA); pass a fresh or .clone()d tensor")
+    _check_memory(name, t)
 
 
 def _rows_ok(t: torch.Tensor) -> bool:
@@ -69,15 +115,24 @@ def tma_rows_ok(t: torch.Tensor) -> bool:
 
 def matrix_ok(t, device: torch.device, rows: int | None, K: int) -> bool:
     """True exactly when :func:`check_matrix` would pass, for `K` a multiple of K_MULTIPLE (the op's
-    K always is): the per-call fast path; on False, call check_matrix for the error."""
-    if not isinstance(t, torch.Tensor) or t.dtype is not torch.bfloat16 or t.device != device:
+    K always is) and grad mode off or `t` not requiring grad (the caller checks that: one
+    grad-mode query for all its tensors): the per-call fast path; on False, call check_matrix
+    for the error."""
+    if not isinstance(t, _Tensor) or t.dtype is not _bf16 or t.device != device:
         return False
     shape = t.shape
     if len(shape) != 2 or shape[1] != K or (rows is not None and shape[0] != rows):
         return False
     stride = t.stride()     # tma_rows_ok inlined (shape[1] == K): the per-call fast path
-    return (stride[1] == 1 and (shape[0] <= 1 or (stride[0] >= K and stride[0] % K_MULTIPLE == 0))
-            and t.data_ptr() % 16 == 0)
+    if not (stride[1] == 1 and (shape[0] <= 1 or (stride[0] >= K and stride[0] % K_MULTIPLE == 0))):
+        return False
+    ptr = t.data_ptr()
+    if not ptr or ptr % 16:
+        return not ptr and not shape[0]   # no rows (address 0): check_m names it
+    # storage_covers inlined for a bf16 [rows, K] view with unit column stride (one row: the
+    # product is 0, whatever its stride)
+    return ((t.storage_offset() + (shape[0] - 1) * stride[0] + K) * 2
+            <= t.untyped_storage().nbytes() and not t.is_neg())
 
 
 def check_rank(rank, local_ranks: tuple[int, ...], tp: int) -> None:
@@ -113,7 +168,29 @@ def check_no_overlap(name: str, out: torch.Tensor, **inputs) -> None:
                                  f"{other} at {t0:#x}); pass a separate output tensor")
 
 
+def out_ok(out, shape: tuple[int, int], device: torch.device) -> bool:
+    """True exactly when :func:`check_out` would pass (grad mode off or `out` not requiring
+    grad aside, which check_out adds): its per-call fast path."""
+    if not isinstance(out, _Tensor) or out.dtype is not _bf16 or out.device != device:
+        return False
+    if out.shape != shape or not out.is_contiguous():
+        return False
+    ptr = out.data_ptr()
+    if not ptr or ptr % 16:
+        return False    # (an output is never empty: N >= 1 and M >= 1)
+    # storage_covers inlined for a contiguous bf16 tensor
+    return ((out.storage_offset() + out.numel()) * 2 <= out.untyped_storage().nbytes()
+            and not out.is_neg())
+
+
 def check_out(out, shape: tuple[int, int], device: torch.device, name: str = "out") -> None:
+    try:
+        if out_ok(out, shape, device):
+            if out.requires_grad:
+                check_no_grad(name, out)
+            return
+    except RuntimeError:  # a tensor without strides or storage (sparse CSR): named below
+        pass
     _check_bf16_on(name, out, device)
     if tuple(out.shape) != tuple(shape):
         raise InputError(f"{name}.shape must be {tuple(shape)}, got {tuple(out.shape)}")
@@ -121,6 +198,7 @@ def check_out(out, shape: tuple[int, int], device: torch.device, name: str = "ou
         raise InputError(f"{name} must be contiguous, got strides {tuple(out.stride())}")
     if out.data_ptr() % 16:
         raise InputError(f"{name}.data_ptr() = {out.data_ptr():#x} must be 16-byte aligned")
+    _check_memory(name, out)
 
 
 def check_rank_outputs(out, shape: tuple[int, int], device: torch.device, xs, weights) -> None:
