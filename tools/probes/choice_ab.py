@@ -142,7 +142,14 @@ def main(argv=None) -> int:
     ap.add_argument("--both-regimes", action="store_true",
                     help="time each path with a warm and with a cold weight (see above)")
     ap.add_argument("--json", type=Path, default=None)
+    ap.add_argument("--decode-rows", type=int, default=None,
+                    help="probe only: let mode none's decode schedules serve up to this many rows "
+                         "(contract.SWAPAB_MAX_ROWS, 512, raised in this process), so a fixed "
+                         "swapab / splitk choice can be timed past 512 rows")
     args = ap.parse_args(argv)
+    if args.decode_rows:
+        from codegen import contract
+        contract.SWAPAB_MAX_ROWS = max(contract.SWAPAB_MAX_ROWS, args.decode_rows)
     rules = [r for r in args.rules.split(",") if r]
     for r in rules:  # fail on a typo before touching the GPU
         if r != "cands":
