@@ -64,9 +64,48 @@ def ragged_table(call="call2"):
             print(f"| {r['N']} | {r['K']} | {r['M']} | {t:.1f} | {v['dispatch']:.2f} | {k} | {cells} |")
 
 
+def host_table(calls=("call3", "call4")):
+    """Host us per eager call, old runtime (1de4e8e^1) against new, per process; the ratio to
+    torch.mm in the same process (the processes differ by up to 2x)."""
+    import glob
+    import statistics
+    print("| M | runtime | processes | mode none us (median, range) | / torch.mm (median, range) "
+          "| rs run_all us (median) |")
+    print("|---|---|---|---|---|---|")
+    rows = {}
+    for call in calls:
+        for f in sorted(glob.glob(str(HERE / call / "r" / "host_*.json"))):
+            for r in json.loads(Path(f).read_text()):
+                rows.setdefault((r["M"], r["label"][:3]), []).append(r)
+    for (M, side), v in sorted(rows.items()):
+        none = [x["none"] for x in v]
+        rat = [x["none"] / x["mm"] for x in v]
+        rs = [x["rs_run_all"] for x in v]
+        print(f"| {M} | {side} | {len(v)} | {statistics.median(none):.1f} ({min(none):.1f}-"
+              f"{max(none):.1f}) | {statistics.median(rat):.2f} ({min(rat):.2f}-{max(rat):.2f}) "
+              f"| {statistics.median(rs):.0f} |")
+
+
+def past512_table(call="call3"):
+    """Mode none at M 513..1024 (small N), the decode schedules allowed past 512 rows (probe
+    only): torch.mm / ours per fixed choice, warm weight; the dispatch is the tile schedule."""
+    rows = json.loads((HERE / call / "r" / "past512.json").read_text())
+    rules = [k for k in rows[0]["vs_torch"] if k != "torch.mm"]
+    print("| N | K | M | torch.mm us | " + " | ".join(rules) + " |")
+    print("|---|---|---|---|" + "---|" * len(rules))
+    for r in rows:
+        v = r["vs_torch"]
+        print(f"| {r['N']} | {r['K']} | {r['M']} | {r['us']['torch.mm/warm']:.1f} | "
+              + " | ".join(f"{v[c]:.2f}" for c in rules) + " |")
+
+
 if __name__ == "__main__":
     widths_table()
     print()
     ab_table()
     print()
     ragged_table()
+    print()
+    host_table()
+    print()
+    past512_table()
