@@ -8,7 +8,10 @@
 # still not run (no x2 lent). Twelfth session: `ragged` added (rs/ar's wide decode kernel past N,
 # N 2880: correct on virtual ranks, mixed there, taken by no rule: does it pay on the link?);
 # `check`'s fuzz now draws it too. Thirteenth session: `ragged` also times rs/ar's new tile
-# widths 160 / 192 at N 2880 past the decode rows (fused there since; never on the link).
+# widths 160 / 192 at N 2880 past the decode rows (fused there since; never on the link), and
+# `check` is the first real-rank run of the thirteenth session's input checks (SymmMemGroup's
+# ranks agreeing on max_M / N / mode in its existing all-gather, TPContext's per-K verdict
+# agreement, the group launch lock): rebuild cache_tp2 from HEAD (rs/ar 160 / 192 kernels).
 # Replaces the fourth session's next_x2.sh (never run; removed: same `large` and `smalln`, here
 # with `check` and `splitk` added). Build here first (CPU, ~2 min), narrowed so the carry stays
 # under 64 MiB with the checkout (~37 MB), cubins only:
