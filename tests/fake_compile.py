@@ -60,12 +60,18 @@ def compile_source(variant, source: str, workdir: Path) -> Artifacts:
     time.sleep(float(os.environ.get("FAKE_COMPILE_SLEEP", "0")))
     if variant.name in os.environ.get("FAKE_COMPILE_FAIL", "").split(","):
         raise CompileError(f"error: {variant.name} does not compile\nsecond line of the DSL error")
+    from codegen import contract
     digest = hashlib.sha256(source.encode()).hexdigest()
     return Artifacts(
         ptx=f"// fake ptx {digest}\n.visible .entry k_{variant.name}(\n\t.param .u64 p0\n)\n{{}}\n".encode(),
         cubin=_cubin_bytes() + digest.encode(),
         symbol=f"k_{variant.name}",
         abi=contract_abi(variant.arch, variant.mode, variant.schedule),  # what the runtime accepts
-        launch={"block": [384, 1, 1], "cluster": [variant.cta_group, 1, 1]},
+        launch={"block": [384, 1, 1], "cluster": [variant.cta_group, 1, 1],
+                # as the real templates write it (codegen.render: ragged_n)
+                "ragged_n": ((variant.schedule == "tile"
+                              and contract.tile_ragged_n(variant.arch, variant.mode))
+                             or (variant.schedule == "swapab"
+                                 and contract.swapab_ragged_n(variant.cta_group, variant.arch)))},
         resources={"kernels": {f"k_{variant.name}": {"registers": 0}}},  # no real cubin to read
     )

@@ -204,6 +204,22 @@ def test_op_weighs_the_tile_widths_of_its_arch():
         assert [op.choice(M) for M in (1024, 4096)] == [("tile", 192, 2)] * 2, mode
 
 
+def test_a_fixed_tile_width_reaching_past_n_is_refused_on_an_arch_that_cannot(monkeypatch):
+    """Constructed without an arch, a fixed tile width not dividing N passes (sm_90a's mode-none
+    tiles reach past N); once the device names sm_100a, whose tiles do not, it is an InputError
+    (before: dispatched, then a CacheMissError that no rebuild could mend)."""
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "get_device_capability", lambda *a: (10, 0))
+    op = GemmRsAr(2048, 640, 1024, "none", schedule="tile", bn=256, device="cpu", sm_budget=132)
+    with pytest.raises(InputError, match="multiple of 256 on sm_100a"):
+        op.arch
+    ok = GemmRsAr(2048, 768, 1024, "none", schedule="tile", bn=256, device="cpu", sm_budget=132)
+    assert ok.arch == "sm_100a"
+    monkeypatch.setattr(torch.cuda, "get_device_capability", lambda *a: (9, 0))
+    assert GemmRsAr(2048, 640, 1024, "none", schedule="tile", bn=256, device="cpu",
+                    sm_budget=132).arch == "sm_90a"
+
+
 def test_a_fixed_decode_schedule_serves_its_landing_rows_only():
     """should_run and the call agree where the schedule is fixed to a decode one (before: N 2880
     in rs/ar gained tile widths, should_run said True past the landing rows of a fixed splitk op
@@ -217,7 +233,7 @@ def test_a_fixed_decode_schedule_serves_its_landing_rows_only():
         op = GemmRsAr(1024, N, 2048, mode, group, arch="sm_90a", **kw)
         assert op.max_served_m == 512, (mode, N, kw)
         assert not op.should_run(x), (mode, N, kw)
-        assert op.should_run(x[:512]) or op.min_m, (mode, N, kw)
+        assert op.max_served_m == op.land_rows
     for mode, N, kw in (("rs", 2880, {}), ("rs", 2880, dict(schedule="tile")),
                         ("none", 704, dict(bn=128)), ("none", 7168, dict(cta_group=2))):
         group = None if mode == "none" else CpuGroup(tp=2, max_M=1024, N=N, mode=mode)

@@ -183,10 +183,14 @@ def test_tile_entry_that_stops_at_a_multiple_of_its_width_is_refused_only_past_i
     unwritten."""
     v = Variant("sm_90a", "none", None, 128, 2, None)
     kern = _kernel(v)
-    assert kern.contract_mismatch() is None and kern.contract_mismatch(768) is None
+    assert kern.contract_mismatch(768) is None
     assert "cannot serve N = 704" in kern.contract_mismatch(704)
+    # N unknown (codegen check-deploy): it cannot serve every N an op may have
+    assert "cannot serve an N it does not divide" in kern.contract_mismatch()
     kern.entry.meta["launch"]["ragged_n"] = True
-    assert kern.contract_mismatch(704) is None
+    assert kern.contract_mismatch(704) is None and kern.contract_mismatch() is None
+    # rs/ar's tile kernels never reach past N: no such key needed
+    assert _kernel(Variant("sm_90a", "rs", "unicast", 128, 2, TP)).contract_mismatch() is None
     import codegen.runtime.op as op_mod
     old = _kernel(v)
     monkeypatch.setattr(op_mod, "find_entry", lambda *a: old.entry)

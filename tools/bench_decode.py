@@ -44,8 +44,8 @@ from graph_timing import after_elementwise, interleaved_medians, rotating, weigh
 
 def candidates(M: int, N: int, K: int | None = None) -> list[tuple[str, int | None, int | None]]:
     """(schedule, bn, cta_group) to time at M: every candidate of the tuning sweep (the tile
-    schedule at each width that divides N and each CTA group, the swapab token tiles; given K,
-    the splitk ones too)."""
+    schedule at each width that serves N (tuning.candidates) and each CTA group, the swapab
+    token tiles; given K, the splitk ones too)."""
     return list(sweep_candidates(M, N, mode="none", K=K))
 
 

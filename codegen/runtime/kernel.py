@@ -47,8 +47,9 @@ class LoadedKernel:
     def contract_mismatch(self, N: int | None = None) -> str | None:
         """Why this entry's parameter list is not the contract's (built by an older codegen),
         or None. The runtime packs exactly the contract's list, so such an entry is unusable.
-        Given the op's N, also whether a tile kernel whose width does not divide N was built to
-        reach past it (contract.tile_ragged_n; older entries stop at floor(N / BN) tiles)."""
+        Also whether a tile kernel the contract lets reach past N (contract.tile_ragged_n) was
+        built to (older entries stop at floor(N / BN) tiles): given the op's N, only where the
+        width does not divide N; N unknown (codegen check-deploy), for any N."""
         want = [name for name, _ in contract.kernel_params(self.arch, self.mode,
                                                            self.variant.schedule)]
         have = [s.name for s in self.specs]
@@ -62,10 +63,11 @@ class LoadedKernel:
             if built is not True:
                 return (f"its last {contract.swapab_w_rows(v.cta_group)}-row W tile cannot "
                         f"reach past N, which the contract's runtime assumes")
-        if (v.schedule == "tile" and N is not None and N % v.bn
+        if (v.schedule == "tile" and contract.tile_ragged_n(v.arch, v.mode)
+                and (N is None or N % v.bn)
                 and self.entry.meta["launch"].get("ragged_n") is not True):
             return (f"its tiles of {v.bn} columns stop at a multiple of {v.bn}, so it cannot "
-                    f"serve N = {N}")
+                    f"serve " + ("an N it does not divide" if N is None else f"N = {N}"))
         return None
 
     def _load(self):

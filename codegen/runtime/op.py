@@ -243,6 +243,15 @@ class GemmRsAr:
             if self.N % contract.n_multiple(arch):
                 raise InputError(f"N = {self.N} must be a multiple of "
                                  f"{contract.n_multiple(arch)} on {arch}")
+            fixed = self.fixed_schedule or contract.implied_schedule(self.fixed_bn,
+                                                                     self.fixed_cta_group)
+            if (fixed == "tile" and self.fixed_bn is not None
+                    and not contract.tile_fits_n(self.N, self.fixed_bn, arch, self.mode)):
+                # (checked without the arch at construction: another arch's tiles may reach
+                # past N)
+                raise InputError(f"N = {self.N} must be a positive multiple of "
+                                 f"{self.fixed_bn} on {arch} (its {self.mode} tile kernels "
+                                 f"cannot reach past N)")
             self._arch = arch
         return self._arch
 

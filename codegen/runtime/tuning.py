@@ -62,7 +62,9 @@ MAX_TOKEN_TILES = 8
 def candidates(M: int, N: int, arch: str = "sm_90a", mode: str = "rs",
                K: int | None = None) -> list[tuple[str, int, int]]:
     """Every (schedule, bn, cta_group) a sweep of an (arch, mode) op times at M: the tile
-    schedule at each BN that divides N and each CTA group, and the swapab schedule (for M up to
+    schedule at each BN that serves N (contract.tile_widths: those dividing N, else, in mode none
+    on sm_90a, every width, the last N tile reaching past N) and each CTA group, and the swapab
+    schedule (for M up to
     the contract's SWAPAB_MAX_ROWS) at every token tile of the (arch, mode) kernels from the one
     that covers M in one tile down to M / MAX_TOKEN_TILES, with each of its CTA groups; given K,
     also the splitk schedule (where the arch has it) at its token tiles in the same range and
@@ -296,8 +298,9 @@ def _row(doc, i: int, N: int, arch: str, mode: str) -> Row:
     schedule = _choice(doc, "schedule", SCHEDULES, where)
     bn = _choice(doc, "bn", contract.schedule_bns(arch, mode, schedule), where)
     cg = _choice(doc, "cta_group", contract.schedule_cta_groups(arch, schedule), where)
-    if schedule == "tile" and N % bn:
-        raise _Bad(f"{where}bn {bn} does not divide N = {N}")
+    if schedule == "tile" and not contract.tile_fits_n(N, bn, arch, mode):
+        raise _Bad(f"{where}the tile kernels of width {bn} do not serve N = {N} (no multiple "
+                   f"of {bn}, and no {arch} {mode} tile kernel reaches past N)")
     if contract.decode_schedule(schedule) and not contract.decode_fits_n(N, cg, arch, schedule):
         raise _Bad(f"{where}the {schedule} kernels with cta_group {cg} do not serve N = {N}")
     if schedule == "swapab" and not contract.decode_kernel_exists(arch, mode, bn, cg):
