@@ -166,13 +166,17 @@ class GemmRsAr:
             return self.max_M
         return min(self.max_M, self.land_rows, contract.SWAPAB_MAX_ROWS)
 
+    def _fixed_schedule(self) -> str | None:
+        """The op's fixed schedule: the one given, else the one a fixed bn / cta_group implies
+        (contract.implied_schedule), else None (the dispatcher decides)."""
+        if self.fixed_schedule is not None:
+            return self.fixed_schedule
+        return contract.implied_schedule(self.fixed_bn, self.fixed_cta_group)
+
     def _fixed_decode(self) -> bool:
-        """Whether the op's fixed schedule (given, or implied by a fixed bn / cta_group) is a
-        decode schedule, which serves only the landing rows."""
-        fixed = self.fixed_schedule
-        if fixed is None:
-            fixed = contract.implied_schedule(self.fixed_bn, self.fixed_cta_group)
-        return contract.decode_schedule(fixed)
+        """Whether the op's fixed schedule is a decode schedule, which serves only the landing
+        rows."""
+        return contract.decode_schedule(self._fixed_schedule())
 
     def out_shape(self, M: int) -> tuple[int, int]:
         return contract.out_shape(self.mode, M, self.N, self.tp)
@@ -208,10 +212,8 @@ class GemmRsAr:
                                                         self.sm_budget, self.land_rows)
             if by_fill is not None:
                 return by_fill
-        fixed = self.fixed_schedule
-        if fixed is None:
-            fixed = contract.implied_schedule(self.fixed_bn, self.fixed_cta_group)
-        schedule = dispatch.choose_schedule(M, self.arch, self.land_rows, fixed, self.mode)
+        schedule = dispatch.choose_schedule(M, self.arch, self.land_rows, self._fixed_schedule(),
+                                            self.mode)
         if schedule == "splitk":
             return schedule, *dispatch.splitk_default(M, self.K, self.fixed_bn,
                                                       self.fixed_cta_group, self.arch, self.mode)
@@ -243,9 +245,7 @@ class GemmRsAr:
             if self.N % contract.n_multiple(arch):
                 raise InputError(f"N = {self.N} must be a multiple of "
                                  f"{contract.n_multiple(arch)} on {arch}")
-            fixed = self.fixed_schedule or contract.implied_schedule(self.fixed_bn,
-                                                                     self.fixed_cta_group)
-            if (fixed == "tile" and self.fixed_bn is not None
+            if (self._fixed_schedule() == "tile" and self.fixed_bn is not None
                     and not contract.tile_fits_n(self.N, self.fixed_bn, arch, self.mode)):
                 # (checked without the arch at construction: another arch's tiles may reach
                 # past N)

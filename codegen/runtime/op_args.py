@@ -83,13 +83,13 @@ def check_op_args(max_M, N, K, mode, group, *, bn, cta_group, sm_budget, transpo
         raise InputError(f"N = {N} must be a positive multiple of {multiple}" +
                          (" on sm_100a" if multiple != contract.N_MULTIPLE else ""))
     # (schedule is the one bn / cta_group imply where none was given)
-    # (arch None: of any arch) the widths, and whether the last N tile may reach past N
-    tile_bns = contract.tile_bns(arch_or_any, mode)
-    ragged = any(contract.tile_ragged_n(a, mode)
-                 for a in ((arch_or_any,) if arch_or_any else contract.ARCHS))
-    if schedule == "tile" and bn is not None and N % bn and not ragged:
+    # (arch None: any arch's tile kernels may serve N; op.arch checks the device's)
+    archs = (arch_or_any,) if arch_or_any else contract.ARCHS
+    if schedule == "tile" and bn is not None and \
+            not any(contract.tile_fits_n(N, bn, a, mode) for a in archs):
         raise InputError(f"N = {N} must be a positive multiple of {bn}")
-    if schedule == "tile" and bn is None and not ragged and not any(N % b == 0 for b in tile_bns):
+    if schedule == "tile" and bn is None and not any(contract.tile_widths(N, a, mode) for a in archs):
+        tile_bns = contract.tile_bns(arch_or_any, mode)
         raise InputError(f"N = {N}: no tile-schedule width {tile_bns} divides it, so "
                          f"schedule='tile' cannot serve it; leave schedule to the dispatcher "
                          f"(the decode schedules serve M <= {contract.SWAPAB_MAX_ROWS})")
