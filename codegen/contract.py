@@ -383,11 +383,12 @@ def decode_fits_n(N: int, cta_group: int, arch: str | None, schedule: str = "swa
 def tile_ragged_n(arch: str | None, mode: str | None) -> bool:
     """Whether the tile kernels of (arch, mode) serve an N their width does not divide: the grid
     counts ceil(N / BN) N tiles, the last one's W rows past N load as zeros (TMA out-of-bounds
-    fill) and the TMA unit drops its stores past N (the output descriptor is [M, N]). Mode none
-    on sm_90a (thirteenth session), so any N a multiple of N_MULTIPLE is served at every M.
-    Not rs/ar (their reduction and AR copy-out read and write whole BN-wide tiles of a workspace
-    whose rows are N long) nor sm_100a (N % 128 == 0 there: n_multiple)."""
-    return arch == "sm_90a" and mode == "none"
+    fill) and the TMA unit drops its stores past N (out, the rs/ar workspace and the push slots
+    are N wide); rs/ar's reduction and AR copy-out stop at N (templates/comm_phase.py.j2,
+    n_tiles_of). Every mode on sm_90a (mode none since the thirteenth session, rs/ar since the
+    fourteenth), so any N a multiple of N_MULTIPLE is served at every M. Not sm_100a (N % 128
+    == 0 there: n_multiple, and every width divides it or is not taken)."""
+    return arch == "sm_90a" and mode in MODES
 
 
 def tile_fits_n(N: int, bn: int, arch: str | None = None, mode: str | None = None) -> bool:
@@ -405,8 +406,8 @@ def known_tile_bns(arch: str | None, mode: str | None) -> tuple[int, ...]:
 
 def tile_widths(N: int, arch: str | None = None, mode: str | None = None) -> tuple[int, ...]:
     """The widths of known_tile_bns(arch, mode) that divide N; where none does, every width if
-    the kernels' last N tile may reach past N (tile_ragged_n: mode none on sm_90a, e.g. N 704 =
-    11 x 64), else none at all (e.g. N 704 in rs/ar: the op then serves the decode rows only).
+    the kernels' last N tile may reach past N (tile_ragged_n: sm_90a, e.g. N 704 = 11 x 64),
+    else none at all (an arch or mode not known yet: a caller then serves no tile rows there).
     A width that divides N is never passed over for one that reaches past it."""
     bns = known_tile_bns(arch, mode)
     exact = tuple(bn for bn in bns if N % bn == 0)

@@ -96,7 +96,7 @@ def template_context(variant: Variant, trace: bool = False) -> dict:
         "epi_passes": contract.cdiv(variant.bn, epi_tokens),
         # the decode kernel's W tile can reach past N (contract.swapab_ragged_n: cta_group 3,
         # and the wide kernel on sm_90a), or the tile kernel's last N tile
-        # (contract.tile_ragged_n: mode none on sm_90a)
+        # (contract.tile_ragged_n: every mode on sm_90a)
         "ragged_n": ((variant.schedule == "swapab"
                       and contract.swapab_ragged_n(variant.cta_group, variant.arch))
                      or (variant.schedule == "tile"

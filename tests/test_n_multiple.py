@@ -44,13 +44,16 @@ def test_which_kernels_serve_n():
         assert contract.tile_widths(2880, "sm_90a", mode) == (160, 192)
     assert contract.tile_widths(2880) == contract.tile_widths(2880, "sm_100a", "rs") == ()
     assert contract.tile_widths(2880, "sm_100a", "none") == ()
-    # 704 = 11 x 64: no width divides it; mode none's tile kernels on sm_90a reach past N
-    # (contract.tile_ragged_n, thirteenth session), rs/ar's and sm_100a's do not
-    assert contract.tile_widths(704, "sm_90a", "none") == contract.tile_bns("sm_90a", "none")
-    assert contract.tile_widths(704, "sm_90a", "rs") == contract.tile_widths(704, "sm_100a") == ()
+    # 704 = 11 x 64: no width divides it; the tile kernels on sm_90a reach past N
+    # (contract.tile_ragged_n: mode none since the thirteenth session, rs/ar since the
+    # fourteenth), sm_100a's do not
+    for mode in ("none", "rs", "ar"):
+        assert contract.tile_widths(704, "sm_90a", mode) == contract.tile_bns("sm_90a", mode)
+        assert contract.tile_fits_n(704, 128, "sm_90a", mode)
+        assert contract.tile_fits_n(2880, 256, "sm_90a", mode)
+    assert contract.tile_widths(704, "sm_100a", "rs") == contract.tile_widths(704, "sm_100a") == ()
     assert contract.tile_widths(704) == ()                      # arch / mode not known
-    assert contract.tile_fits_n(704, 128, "sm_90a", "none")
-    assert not contract.tile_fits_n(704, 128, "sm_90a", "ar") and not contract.tile_fits_n(704, 128)
+    assert not contract.tile_fits_n(704, 128, "sm_100a", "ar") and not contract.tile_fits_n(704, 128)
     assert not contract.tile_fits_n(700, 128, "sm_90a", "none")  # (no multiple of 64)
     # a width that divides N is never passed over for one reaching past it
     assert contract.tile_widths(2880, "sm_90a", "none") == (160, 192)
@@ -66,9 +69,21 @@ def test_op_arguments():
     _args(2240, schedule="tile", bn=224)
     for mode in ("none", "rs", "ar"):   # the wide kernel reaches past N (twelfth session)
         _args(2880, mode, schedule="swapab", cta_group=2)
-    with pytest.raises(InputError, match=r"N = 704: no tile-schedule width \(128, 160, 192, 224, "
-                                         r"256\) divides it"):
-        _args(704, "rs", schedule="tile")
+    # rs/ar on sm_90a: the last N tile reaches past N too (fourteenth session)
+    for mode in ("rs", "ar"):
+        _args(704, mode, schedule="tile")
+        _args(704, mode, schedule="tile", bn=256)
+        _args(2880, mode, schedule="tile", bn=256)
+        _args(2880, mode, bn=128)
+    with pytest.raises(InputError, match=r"N = 704 must be a positive multiple of 128 on sm_100a"):
+        _args(704, "rs", schedule="tile", arch="sm_100a")
+    with pytest.raises(InputError, match=r"N = 384 must be a positive multiple of 256$"):
+        _args(384, "rs", schedule="tile", bn=256, arch="sm_100a")
+    # every N a multiple of 64 (sm_90a) or 128 (sm_100a) has a tile width in every mode
+    for arch in ("sm_90a", "sm_100a"):
+        for mode in ("none", "rs", "ar"):
+            for N in range(contract.n_multiple(arch), 20000, contract.n_multiple(arch)):
+                assert contract.tile_widths(N, arch, mode), (arch, mode, N)
     for mode in ("rs", "ar"):                    # 160 / 192 on sm_90a (thirteenth session)
         _args(2880, mode, schedule="tile")
         _args(2880, mode, schedule="tile", bn=192)
@@ -80,12 +95,6 @@ def test_op_arguments():
     _args(704, schedule="tile", arch=None)      # (arch not known yet: sm_90a may serve it)
     with pytest.raises(InputError, match=r"N = 704 must be a positive multiple of 128 on sm_100a"):
         _args(704, schedule="tile", arch="sm_100a")
-    with pytest.raises(InputError, match=r"N = 704 must be a positive multiple of 256$"):
-        _args(704, "rs", schedule="tile", bn=256)
-    with pytest.raises(InputError, match="N = 2880 must be a positive multiple of 256$"):
-        _args(2880, "rs", schedule="tile", bn=256)
-    with pytest.raises(InputError, match="N = 2880 must be a positive multiple of 128$"):
-        _args(2880, "ar", bn=128)
     _args(2880, schedule="tile", bn=256)         # mode none: reaching past N
     _args(2880, bn=128)
     with pytest.raises(InputError, match="N = 2880 must be a positive multiple of 128 on sm_100a"):

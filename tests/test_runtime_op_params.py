@@ -189,8 +189,15 @@ def test_tile_entry_that_stops_at_a_multiple_of_its_width_is_refused_only_past_i
     assert "cannot serve an N it does not divide" in kern.contract_mismatch()
     kern.entry.meta["launch"]["ragged_n"] = True
     assert kern.contract_mismatch(704) is None and kern.contract_mismatch() is None
-    # rs/ar's tile kernels never reach past N: no such key needed
-    assert _kernel(Variant("sm_90a", "rs", "unicast", 128, 2, TP)).contract_mismatch() is None
+    # rs/ar's since the fourteenth session: the same rule
+    for mode in ("rs", "ar"):
+        fused = _kernel(Variant("sm_90a", mode, "unicast", 128, 2, TP))
+        assert fused.contract_mismatch(768) is None
+        assert "cannot serve N = 704" in fused.contract_mismatch(704)
+        fused.entry.meta["launch"]["ragged_n"] = True
+        assert fused.contract_mismatch(704) is None and fused.contract_mismatch() is None
+    # sm_100a's never reach past N (N % 128 == 0 there): no such key needed
+    assert _kernel(Variant("sm_100a", "rs", "unicast", 128, 2, TP)).contract_mismatch() is None
     import codegen.runtime.op as op_mod
     old = _kernel(v)
     monkeypatch.setattr(op_mod, "find_entry", lambda *a: old.entry)

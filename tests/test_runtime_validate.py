@@ -194,7 +194,9 @@ def test_constructor_checks():
                                          r"4\) have widths \[16, 32, 64, 128, 160, 192\] only"):
         GemmRsAr(512, 1024, 4096, "none", bn=80, cta_group=4, arch="sm_90a")
     with pytest.raises(InputError, match="N = 1152 must be a positive multiple of 256"):
-        GemmRsAr(MAX_M, 1152, K, "rs", CpuGroup(N=1152), bn=256)
+        GemmRsAr(MAX_M, 1152, K, "rs", CpuGroup(N=1152), bn=256, arch="sm_100a")
+    # (sm_90a: width 256 reaches past N 1152 = 4.5 x 256: contract.tile_ragged_n)
+    GemmRsAr(MAX_M, 1152, K, "rs", CpuGroup(N=1152), bn=256, arch="sm_90a")
     with pytest.raises(InputError, match="needs a group"):
         GemmRsAr(MAX_M, N, K, "rs")
 

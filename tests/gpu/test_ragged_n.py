@@ -3,9 +3,9 @@ decode kernels with 64-row W tiles (cta_group 1, splitk), the 192-row W tile rea
 (cta_group 3, mode none), the wide kernel (cta_group 2, every mode) likewise, and the tile
 schedule at a width dividing N (224) against fp32 references on fresh data, outputs NaN-poisoned
 first (gpu_common); past the decode rows the tile schedule at a width dividing N (sm_90a, every
-mode: 128, 160, 192, 224 or 256; N 2880 = 18 x 160 = 15 x 192), or in mode none at any width
-with its last N tile past N; where neither serves N (rs/ar at N 704) a call is refused before
-any launch."""
+mode: 128, 160, 192, 224 or 256; N 2880 = 18 x 160 = 15 x 192), or at any width with its last
+N tile past N (contract.tile_ragged_n: mode none since the thirteenth session, rs/ar since the
+fourteenth); a fixed decode schedule past its rows is refused before any launch."""
 import pytest
 import torch
 
@@ -125,8 +125,8 @@ def test_none_tile_width_224(cg):
 @pytest.mark.parametrize("mode", ["rs", "ar"])
 @pytest.mark.parametrize("tp", [2, 8])
 def test_fused_n_not_a_multiple_of_128(tp, mode, schedule):
-    """rs / ar on virtual ranks, every decode M forward and back, a refusal past them, then a
-    graph replay on fresh inputs."""
+    """rs / ar on virtual ranks, every decode M forward and back, past them the tile schedule
+    (dispatched) or a refusal (splitk fixed), then a graph replay on fresh inputs."""
     for N, K in ((2880, 512), (1088, 2048)):
         group = VirtualGroup(tp, 1024, N, mode)
         op = GemmRsAr(1024, N, K, mode, group, schedule=schedule, timeout_ms=TIMEOUT_MS)
@@ -136,14 +136,16 @@ def test_fused_n_not_a_multiple_of_128(tp, mode, schedule):
             # (no table: the default; the wide kernel past N only from a table or fixed)
             assert op.last_launch[0]["cta_group"] in ((1,) if schedule is None else (2, 4))
             check_outputs(mode, outs, xs, ws, f"{mode} tp={tp} N={N} M={M} {schedule}")
-        if N == 2880 and schedule is None:
+        if schedule is None:
             # 2880 = 18 x 160 = 15 x 192 (contract.TILE_EXTRA_BNS, rs/ar since the thirteenth
-            # session): past the decode rows the tile schedule serves it
+            # session): past the decode rows the tile schedule serves it; 1088 = 17 x 64 (no
+            # width divides it): the tile schedule with its last N tile past N
+            # (contract.tile_ragged_n, rs/ar since the fourteenth session)
             for M in (513, 600, 1024):
                 xs, ws, outs = run_poisoned(op, tp, M, N, K)
                 op.synchronize()
                 assert op.last_launch[0]["schedule"] == "tile"
-                assert op.last_launch[0]["bn"] == 192
+                assert N != 2880 or op.last_launch[0]["bn"] == 192
                 check_outputs(mode, outs, xs, ws, f"{mode} tp={tp} N={N} M={M} tile")
         else:
             xs, ws = rank_inputs(tp, 600, N, K)
@@ -239,3 +241,53 @@ def test_fused_n_2880_dispatched_past_the_decode_rows(mode):
             assert op.last_launch[0]["schedule"] == "tile" and op.last_launch[0]["bn"] == 192
         check_outputs(mode, outs, xs, ws, f"{mode} N={N} M={M} dispatched")
     assert op.should_run(fresh((8192, K)))
+
+
+@pytest.mark.gpu
+@requires_gpu
+@pytest.mark.parametrize("bn,cg", [(128, 1), (128, 2), (160, 1), (192, 2), (224, 2), (256, 1),
+                                   (256, 2)])
+@pytest.mark.parametrize("mode", ["rs", "ar"])
+@pytest.mark.parametrize("tp", [2, 4, 8])
+def test_fused_tile_past_n(tp, mode, bn, cg):
+    """rs / ar's tile kernels with their last N tile past N (contract.tile_ragged_n, sm_90a,
+    fourteenth session) on virtual ranks: N 704 = 11 x 64 and 4544 = 71 x 64 (Falcon's hidden
+    size; no width divides either), K ragged. The partial tiles' TMA stores (pushed into the
+    owners' slots) stop at N, the reduction and the AR copy-out stop at N: every rank's output
+    NaN-poisoned first, so a missed column or a store past N (it would land in the next row)
+    shows. M past the decode rows up and down and below them (a fixed tile width serves every
+    M), the first output kept across a second call, a graph replayed on fresh inputs; then N
+    7168 (a multiple of every width but 160 / 192) on the same op kind unchanged."""
+    for N, K in ((704, 1000), (4544, 520), (7168 if bn not in (160, 192) else 5760, 264)):
+        group = VirtualGroup(tp, 4096, N, mode)
+        op = GemmRsAr(4096, N, K, mode, group, schedule="tile", bn=bn, cta_group=cg,
+                      timeout_ms=TIMEOUT_MS)
+        for M in (1, 129, 513, 1000, 4096, 2049, 777):
+            xs, ws, outs = run_poisoned(op, tp, M, N, K)
+            op.synchronize()
+            assert (op.last_launch[0]["bn"], op.last_launch[0]["cta_group"]) == (bn, cg)
+            check_outputs(mode, outs, xs, ws, f"{mode} tp={tp} N={N} M={M} tile bn={bn} cg={cg}")
+        xs, ws = rank_inputs(tp, 1500, N, K)
+        check_first_output_survives(op, mode, xs, ws, f"{mode} tp={tp} N={N} bn={bn} cg={cg}")
+        check_graph_replays(op, mode, xs, ws, f"graph {mode} tp={tp} N={N} bn={bn} cg={cg}")
+        torch.cuda.synchronize()
+
+
+@pytest.mark.gpu
+@requires_gpu
+@pytest.mark.parametrize("mode", ["rs", "ar"])
+def test_fused_tile_past_n_dispatched(mode):
+    """N 704 / 1088 / 4544 through the dispatcher (TP 2, virtual ranks) from the decode rows into
+    the tile schedule's: every M served (before the fourteenth session rs/ar refused M > 512
+    there), should_run True at max_M."""
+    K, tp = 1536, 2
+    for N in (704, 1088, 4544):
+        group = VirtualGroup(tp, 8192, N, mode)
+        op = GemmRsAr(8192, N, K, mode, group, timeout_ms=TIMEOUT_MS)
+        assert op.max_served_m == 8192 and op.should_run(fresh((8192, K)))
+        for M in (16, 512, 513, 1024, 3000, 8192, 700):
+            xs, ws, outs = run_poisoned(op, tp, M, N, K)
+            op.synchronize()
+            if M > 512:
+                assert op.last_launch[0]["schedule"] == "tile"
+            check_outputs(mode, outs, xs, ws, f"{mode} N={N} M={M} dispatched")
