@@ -271,3 +271,23 @@ def test_fill_rule_weighs_the_ragged_wide_kernel_in_one_wave_only():
             for budget in (132, 66):
                 p = pick(M, N, 4096, budget)
                 assert not dispatch.ragged_wide_past_one_wave(p, M, N, budget), (M, N, p)
+
+
+def test_fused_width_where_none_divides_n():
+    """rs/ar where no tile width divides N (the last N tile reaches past N, fourteenth session):
+    the wave rule over dispatch.RAGGED_FUSED_BNS at every M past the decode rows; the picks of
+    the points timed on two virtual ranks (sm_budget 66, cluster 2; BENCHMARKS.md)."""
+    for mode in ("rs", "ar"):
+        for N in (704, 1088, 4544, 1472, 6208):
+            for M in (513, 600, 1024, 2048, 8192):
+                for ctas in (None, 66, 132, 7):
+                    bn = dispatch.choose_bn(M, N, None, ctas, 2, mode, "sm_90a")
+                    assert bn in dispatch.RAGGED_FUSED_BNS, (mode, N, M, ctas, bn)
+        picks = {(N, M): dispatch.choose_bn(M, N, None, 66, 2, mode, "sm_90a")
+                 for N, M in ((704, 1024), (704, 2048), (1088, 1024), (1088, 8192),
+                              (4544, 2048), (4544, 8192))}
+        assert picks == {(704, 1024): 128, (704, 2048): 192, (1088, 1024): 192,
+                         (1088, 8192): 192, (4544, 2048): 192, (4544, 8192): 256}
+        # a width dividing N keeps the rules before (N 7168: BNS; N 2880: 192)
+        assert dispatch.choose_bn(600, 7168, None, 66, 2, mode, "sm_90a") == 128
+        assert dispatch.choose_bn(600, 2880, None, 66, 2, mode, "sm_90a") == 192

@@ -68,6 +68,10 @@ BN_WIDE_MIN_M = 1024
 #: torch.mm against 0.85x-0.87x with BN 128; BENCHMARKS.md 2026-11-30, this session).
 BN_WIDE_MIN_M_NONE = SWAPAB_DEFAULT_MAX_M_TWO_TILES + 1
 BN_WIDE_CREDIT = 0.95
+#: rs/ar's tile widths where none divides N (choose_bn): the last N tile reaches past N by 64
+#: columns at N = 64 mod 128 for all three (704, 1088, 4544), by 160 / 224 less often
+RAGGED_FUSED_BNS = (128, 192, 256)
+RAGGED_FUSED_DEFAULT_BN = 192
 
 
 def choose_bn(M: int, N: int, fixed: int | None = None, ctas: int | None = None,
@@ -78,7 +82,21 @@ def choose_bn(M: int, N: int, fixed: int | None = None, ctas: int | None = None,
     if fixed is not None:
         return fixed
     widths = tile_widths(N, arch, mode) or (MIN_BN,)
+
+    def cost(bn: int) -> float:
+        waves = cdiv(gemm_tiles(M, N, bn, cluster), max(ctas, 1))
+        return waves * bn * (BN_WIDE_CREDIT if bn > MIN_BN else 1.0)
     if mode in COLLECTIVE_MODES:
+        if not any(N % bn == 0 for bn in widths):
+            # rs/ar where no width divides N (N 704, 1088, 4544: the last N tile reaches past
+            # N, contract.tile_ragged_n): the wave rule below over RAGGED_FUSED_BNS at every M
+            # past the decode rows picked the best or within 4% of it at all 24 points measured
+            # (two virtual ranks, N 704 / 1088 / 4544, M 1024..8192; BENCHMARKS.md, fourteenth
+            # session); 160 and 224 were never best there
+            widths = tuple(bn for bn in widths if bn in RAGGED_FUSED_BNS) or widths
+            if ctas is None:   # (no budget known: the width that won most of those points)
+                return RAGGED_FUSED_DEFAULT_BN if RAGGED_FUSED_DEFAULT_BN in widths else max(widths)
+            return min(widths, key=lambda bn: (cost(bn), -bn))
         # rs/ar: TILE_EXTRA_BNS (160 / 192) only where no width of BNS divides N (N 2880): the
         # BNS picks were measured across two GPUs, the extra widths on virtual ranks only. There
         # the widest is taken at every M: at N 2880 192 beat or tied 160 at all 16 points (two
@@ -95,10 +113,6 @@ def choose_bn(M: int, N: int, fixed: int | None = None, ctas: int | None = None,
         return 256 if M >= BN_256_MIN_M and 256 in widths else narrow
     if M < (BN_WIDE_MIN_M_NONE if mode == "none" else BN_WIDE_MIN_M):
         return narrow
-
-    def cost(bn: int) -> float:
-        waves = cdiv(gemm_tiles(M, N, bn, cluster), max(ctas, 1))
-        return waves * bn * (BN_WIDE_CREDIT if bn > MIN_BN else 1.0)
     return min(widths, key=lambda bn: (cost(bn), -bn))
 
 
