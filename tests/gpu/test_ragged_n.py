@@ -19,6 +19,26 @@ WIDE_MS = ISSUE9_MS + (512,)
 TIMEOUT_MS = 1000
 
 
+def check_fixed_tile(tp, mode, bn, cg, shapes):
+    """rs / ar's tile kernel (bn, cg) fixed, on `tp` virtual ranks, at each (N, K) of `shapes`:
+    M past the decode rows up and down and below them (row tiles straddling owners, a short last
+    tile, several waves), every rank's output NaN-poisoned first; the first call's output kept
+    across a second call; a graph replayed on fresh inputs."""
+    for N, K in shapes:
+        group = VirtualGroup(tp, 4096, N, mode)
+        op = GemmRsAr(4096, N, K, mode, group, schedule="tile", bn=bn, cta_group=cg,
+                      timeout_ms=TIMEOUT_MS)
+        for M in (1, 129, 513, 1000, 4096, 2049, 777):
+            xs, ws, outs = run_poisoned(op, tp, M, N, K)
+            op.synchronize()
+            assert (op.last_launch[0]["bn"], op.last_launch[0]["cta_group"]) == (bn, cg)
+            check_outputs(mode, outs, xs, ws, f"{mode} tp={tp} N={N} M={M} tile bn={bn} cg={cg}")
+        xs, ws = rank_inputs(tp, 1500, N, K)
+        check_first_output_survives(op, mode, xs, ws, f"{mode} tp={tp} N={N} bn={bn} cg={cg}")
+        check_graph_replays(op, mode, xs, ws, f"graph {mode} tp={tp} N={N} bn={bn} cg={cg}")
+        torch.cuda.synchronize()
+
+
 @pytest.mark.gpu
 @requires_gpu
 @pytest.mark.parametrize("schedule,bn,cg", [(None, None, None), ("swapab", 64, 1),
@@ -210,19 +230,7 @@ def test_fused_tile_widths_160_192(tp, mode, bn, cg):
     128 too), K ragged; M past the decode rows up and down (row tiles straddling owners, a short
     last tile, several waves), every rank's output NaN-poisoned first; the first call's output
     kept across a second call; a graph replayed on fresh inputs."""
-    for N, K in ((2880, 1000), (5760, 520)):
-        group = VirtualGroup(tp, 4096, N, mode)
-        op = GemmRsAr(4096, N, K, mode, group, schedule="tile", bn=bn, cta_group=cg,
-                      timeout_ms=TIMEOUT_MS)
-        for M in (1, 129, 513, 1000, 4096, 2049, 777):
-            xs, ws, outs = run_poisoned(op, tp, M, N, K)
-            op.synchronize()
-            assert (op.last_launch[0]["bn"], op.last_launch[0]["cta_group"]) == (bn, cg)
-            check_outputs(mode, outs, xs, ws, f"{mode} tp={tp} N={N} M={M} tile bn={bn} cg={cg}")
-        xs, ws = rank_inputs(tp, 1500, N, K)
-        check_first_output_survives(op, mode, xs, ws, f"{mode} tp={tp} N={N} bn={bn} cg={cg}")
-        check_graph_replays(op, mode, xs, ws, f"graph {mode} tp={tp} N={N} bn={bn} cg={cg}")
-        torch.cuda.synchronize()
+    check_fixed_tile(tp, mode, bn, cg, ((2880, 1000), (5760, 520)))
 
 
 @pytest.mark.gpu
@@ -258,19 +266,8 @@ def test_fused_tile_past_n(tp, mode, bn, cg):
     shows. M past the decode rows up and down and below them (a fixed tile width serves every
     M), the first output kept across a second call, a graph replayed on fresh inputs; then N
     7168 (a multiple of every width but 160 / 192) on the same op kind unchanged."""
-    for N, K in ((704, 1000), (4544, 520), (7168 if bn not in (160, 192) else 5760, 264)):
-        group = VirtualGroup(tp, 4096, N, mode)
-        op = GemmRsAr(4096, N, K, mode, group, schedule="tile", bn=bn, cta_group=cg,
-                      timeout_ms=TIMEOUT_MS)
-        for M in (1, 129, 513, 1000, 4096, 2049, 777):
-            xs, ws, outs = run_poisoned(op, tp, M, N, K)
-            op.synchronize()
-            assert (op.last_launch[0]["bn"], op.last_launch[0]["cta_group"]) == (bn, cg)
-            check_outputs(mode, outs, xs, ws, f"{mode} tp={tp} N={N} M={M} tile bn={bn} cg={cg}")
-        xs, ws = rank_inputs(tp, 1500, N, K)
-        check_first_output_survives(op, mode, xs, ws, f"{mode} tp={tp} N={N} bn={bn} cg={cg}")
-        check_graph_replays(op, mode, xs, ws, f"graph {mode} tp={tp} N={N} bn={bn} cg={cg}")
-        torch.cuda.synchronize()
+    check_fixed_tile(tp, mode, bn, cg, ((704, 1000), (4544, 520),
+                                        (7168 if bn not in (160, 192) else 5760, 264)))
 
 
 @pytest.mark.gpu
