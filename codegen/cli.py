@@ -123,7 +123,7 @@ def _matrix_args(p: argparse.ArgumentParser, tp_required: bool) -> None:
                    help="default: multicast,unicast")
     p.add_argument("--bn", type=_csv(int, tuple(sorted(set(tile_bns(None, 'none')) | set(SWAPAB_ALL_BNS)))), default=None,
                    help="tile widths (default: every one of each schedule: tile "
-                        f"{','.join(map(str, BNS))} (a width serves only an N it divides); "
+                        f"{','.join(map(str, BNS))} (on sm_100a a width serves only an N it divides; on sm_90a the last N tile may reach past N); "
                         f"{_extra_bns_help(TILE_EXTRA_BNS)}; "
                         f"swapab token tiles {','.join(map(str, SWAPAB_BNS))}; {_extra_bns_help()}; "
                         f"splitk {','.join(map(str, SPLITK_BNS))}; "

@@ -39,7 +39,7 @@ COLLECTIVE_MODES = ("rs", "ar")
 TRANSPORTS = ("multicast", "unicast")
 #: Tile widths (W rows per output tile) of the tile schedule. 224 fills the SMs where 256 leaves a
 #: short last wave (N = 7168, M = 512: 4 x 32 = 128 tiles on 132 SMs against 4 x 28 = 112); a
-#: width is usable only where N is a multiple of it (the dispatcher checks).
+#: width dividing N is preferred; on sm_90a the last N tile may reach past N (tile_ragged_n).
 BNS = (128, 224, 256)
 #: ...and, mode none on sm_90a, 160 and 192, for the N that 128 / 224 / 256 cut into a short
 #: last wave or do not divide at all: N 5120 at M 512 is 4 x 32 = 128 tiles of 160 on 132 SMs

@@ -151,6 +151,12 @@ def test_a_table_at_an_n_no_width_divides(tmp_path):
     with pytest.raises(TuningError, match="do not serve N = 384"):
         write_table(table_path(tmp_path, "sm_100a", "rs", 2, 384, 1536), arch="sm_100a",
                     mode="rs", tp=2, N=384, K=1536, rows=[wide], device="x", command="x")
+    # ...and a file with such a row (written by hand or an older codegen) is refused on load
+    path = table_path(tmp_path, "sm_100a", "ar", 2, 7168 + 128, 768)
+    path.write_text(json.dumps(_doc(arch="sm_100a", N=7168 + 128,
+                                    rows=_bad_rows(schedule="tile", bn=256))))
+    with pytest.raises(TuningError, match="do not serve N = 7296"):
+        find_table(tmp_path, "sm_100a", "ar", 2, 7168 + 128, 768)
 
 
 def test_table_rows_name_a_token_tile_of_their_mode(tmp_path):

@@ -1,7 +1,9 @@
 """Which BN / CTA group / grid a call uses: simple documented rules, each overridable.
 
-- BN: only a width of the contract's BNS that divides N; 128 when M < 1024 (mode none: M <
-  449, where the decode schedule hands over). Otherwise, when
+- BN: a width of the (arch, mode) kernels that divides N (contract.tile_widths; rs/ar weigh
+  160 / 192 only where no width of BNS divides N); where none divides N (sm_90a: the last N tile
+  reaches past N), rs/ar take the wave rule below over RAGGED_FUSED_BNS at every M. Else 128
+  when M < 1024 (mode none: M < 449, where the decode schedule hands over). Otherwise, when
   the persistent grid size is known, the BN whose last wave is fullest wins: cost(BN) =
   ceil(tiles(BN) / CTAs) * BN, the widths above 128 credited 5% for their better MMA
   efficiency (measured on the H200, 2026-11-29: M=2048, N=7168, 132 CTAs: BN 256 = 3.4 waves
@@ -68,8 +70,9 @@ BN_WIDE_MIN_M = 1024
 #: torch.mm against 0.85x-0.87x with BN 128; BENCHMARKS.md 2026-11-30, this session).
 BN_WIDE_MIN_M_NONE = SWAPAB_DEFAULT_MAX_M_TWO_TILES + 1
 BN_WIDE_CREDIT = 0.95
-#: rs/ar's tile widths where none divides N (choose_bn): the last N tile reaches past N by 64
-#: columns at N = 64 mod 128 for all three (704, 1088, 4544), by 160 / 224 less often
+#: rs/ar's tile widths where none divides N (choose_bn; the last N tile reaches past N, by
+#: BN - N % BN columns: at N 1088 64 for 128 and 192, 192 for 256). 160 / 224 were never the best
+#: there (fourteenth session)
 RAGGED_FUSED_BNS = (128, 192, 256)
 RAGGED_FUSED_DEFAULT_BN = 192
 
@@ -77,8 +80,8 @@ RAGGED_FUSED_DEFAULT_BN = 192
 def choose_bn(M: int, N: int, fixed: int | None = None, ctas: int | None = None,
               cluster: int = 1, mode: str = "rs", arch: str | None = None) -> int:
     """BN for a call with M rows; `ctas` is the persistent grid's CTA budget if known; given
-    `arch`, the (arch, mode) kernels' widths (contract.tile_widths: mode none on sm_90a has 160
-    and 192 too), else BNS."""
+    `arch`, the (arch, mode) kernels' widths (contract.tile_widths: sm_90a has 160 and 192 too,
+    and there, where no width divides N, every width reaches past it), else BNS."""
     if fixed is not None:
         return fixed
     widths = tile_widths(N, arch, mode) or (MIN_BN,)

@@ -158,10 +158,10 @@ class GemmRsAr:
     @property
     def max_served_m(self) -> int:
         """The most rows a call may have: max_M, or where the tile schedule cannot serve N (no
-        width divides it -- N no multiple of 128, 224, nor on sm_90a of 160 or 192 -- and its
-        last N tile cannot reach past N: rs/ar, contract.tile_widths), or where the op's schedule
-        is fixed to a decode one, only what the decode schedules serve (the landing rows, at most
-        contract.SWAPAB_MAX_ROWS)."""
+        width divides it and its last N tile cannot reach past N, contract.tile_widths: only
+        while the arch is not known yet, since sm_90a reaches past N and sm_100a takes N % 128
+        == 0), or where the op's schedule is fixed to a decode one, only what the decode
+        schedules serve (the landing rows, at most contract.SWAPAB_MAX_ROWS)."""
         if contract.tile_widths(self.N, self._known_arch(), self.mode) and not self._fixed_decode():
             return self.max_M
         return min(self.max_M, self.land_rows, contract.SWAPAB_MAX_ROWS)
@@ -499,11 +499,13 @@ class GemmRsAr:
         if plan is not None:
             return plan
         if M > self.max_served_m and not self._fixed_decode():
-            raise InputError(f"x.shape[0] (M) = {M} exceeds {self.max_served_m}: N = {self.N} "
-                             f"is divided by no tile-schedule width "
-                             f"{contract.known_tile_bns(self._known_arch(), self.mode)}, so only the "
-                             f"decode schedules serve it, up to {self.max_served_m} rows (use "
-                             f"torch.mm + the collective for more; should_run(x) says False)")
+            # (not reached once the arch is known: sm_90a's tiles reach past N, sm_100a takes
+            # N % 128 == 0; kept so a call can never run past what max_served_m promised)
+            raise InputError(f"x.shape[0] (M) = {M} exceeds {self.max_served_m}: no tile-schedule "
+                             f"width {contract.known_tile_bns(self._known_arch(), self.mode)} "
+                             f"serves N = {self.N} here, so only the decode schedules do, up to "
+                             f"{self.max_served_m} rows (use torch.mm + the collective for more; "
+                             f"should_run(x) says False)")
         variant = self.variant(M)
         if contract.decode_schedule(variant.schedule) and M > self.land_rows:
             where = (f"the {self.land_rows} landing rows of the {variant.schedule} schedule "

@@ -62,8 +62,8 @@ MAX_TOKEN_TILES = 8
 def candidates(M: int, N: int, arch: str = "sm_90a", mode: str = "rs",
                K: int | None = None) -> list[tuple[str, int, int]]:
     """Every (schedule, bn, cta_group) a sweep of an (arch, mode) op times at M: the tile
-    schedule at each BN that serves N (contract.tile_widths: those dividing N, else, in mode none
-    on sm_90a, every width, the last N tile reaching past N) and each CTA group, and the swapab
+    schedule at each BN that serves N (contract.tile_widths: those dividing N, else, on sm_90a,
+    every width, the last N tile reaching past N) and each CTA group, and the swapab
     schedule (for M up to
     the contract's SWAPAB_MAX_ROWS) at every token tile of the (arch, mode) kernels from the one
     that covers M in one tile down to M / MAX_TOKEN_TILES, with each of its CTA groups; given K,

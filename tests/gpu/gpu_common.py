@@ -153,7 +153,22 @@ def check_first_output_survives(op, mode, xs, ws, what):
     check_outputs(mode, second, neg, ws, f"{what} second call on -x")
 
 
-def run_poisoned(op, tp, M, N, K):
-    """One run_all on fresh inputs into NaN-poisoned outputs (no sync): (xs, ws, outs)."""
+def run_poisoned(op, tp, M, N, K, guard=None):
+    """One run_all on fresh inputs into NaN-poisoned outputs (no sync): (xs, ws, outs). With
+    `guard` a list, each out is the first rows of a NaN tensor one row longer, and that row is
+    appended to `guard` (assert_guards checks it: a store past the output's end lands there)."""
     xs, ws = rank_inputs(tp, M, N, K)
-    return xs, ws, op.run_all(xs, ws, out=[poisoned(op.out_shape(M)) for _ in range(tp)])
+    shape = op.out_shape(M)
+    if guard is None:
+        outs = [poisoned(shape) for _ in range(tp)]
+    else:
+        whole = [poisoned((shape[0] + 1, *shape[1:])) for _ in range(tp)]
+        outs = [w[:shape[0]] for w in whole]
+        guard += [w[shape[0]] for w in whole]
+    return xs, ws, op.run_all(xs, ws, out=outs)
+
+
+def assert_guards(guard, what: str) -> None:
+    """Every guard row run_poisoned(..., guard=) kept is still all NaN."""
+    for i, row in enumerate(guard):
+        assert bool(torch.isnan(row).all()), f"{what}: a store landed past the output's end ({i})"

@@ -10,9 +10,9 @@ import pytest
 import torch
 
 from codegen.runtime import GemmRsAr, InputError, VirtualGroup
-from gpu_common import (ISSUE9_MS, check_first_output_survives, check_graph_replays,
-                        check_none, check_none_graph, check_outputs, fresh, rank_inputs,
-                        requires_gpu, run_poisoned)
+from gpu_common import (ISSUE9_MS, assert_guards, check_first_output_survives,
+                        check_graph_replays, check_none, check_none_graph, check_outputs, fresh,
+                        rank_inputs, requires_gpu, run_poisoned)
 
 DECODE_MS = (1, 17, 100, 129, 257, 511, 512)
 WIDE_MS = ISSUE9_MS + (512,)
@@ -29,10 +29,13 @@ def check_fixed_tile(tp, mode, bn, cg, shapes):
         op = GemmRsAr(4096, N, K, mode, group, schedule="tile", bn=bn, cta_group=cg,
                       timeout_ms=TIMEOUT_MS)
         for M in (1, 129, 513, 1000, 4096, 2049, 777):
-            xs, ws, outs = run_poisoned(op, tp, M, N, K)
+            guard = []   # (a store past N on the output's last row would land past its end)
+            xs, ws, outs = run_poisoned(op, tp, M, N, K, guard)
             op.synchronize()
             assert (op.last_launch[0]["bn"], op.last_launch[0]["cta_group"]) == (bn, cg)
-            check_outputs(mode, outs, xs, ws, f"{mode} tp={tp} N={N} M={M} tile bn={bn} cg={cg}")
+            what = f"{mode} tp={tp} N={N} M={M} tile bn={bn} cg={cg}"
+            check_outputs(mode, outs, xs, ws, what)
+            assert_guards(guard, what)
         xs, ws = rank_inputs(tp, 1500, N, K)
         check_first_output_survives(op, mode, xs, ws, f"{mode} tp={tp} N={N} bn={bn} cg={cg}")
         check_graph_replays(op, mode, xs, ws, f"graph {mode} tp={tp} N={N} bn={bn} cg={cg}")
@@ -259,14 +262,14 @@ def test_fused_n_2880_dispatched_past_the_decode_rows(mode):
 @pytest.mark.parametrize("tp", [2, 4, 8])
 def test_fused_tile_past_n(tp, mode, bn, cg):
     """rs / ar's tile kernels with their last N tile past N (contract.tile_ragged_n, sm_90a,
-    fourteenth session) on virtual ranks: N 704 = 11 x 64 and 4544 = 71 x 64 (Falcon's hidden
-    size; no width divides either), K ragged. The partial tiles' TMA stores (pushed into the
+    fourteenth session) on virtual ranks: N 704 = 11 x 64, 4544 = 71 x 64 (Falcon's hidden
+    size; no width divides either) and 64 (one N tile, mostly past N), K ragged. The partial tiles' TMA stores (pushed into the
     owners' slots) stop at N, the reduction and the AR copy-out stop at N: every rank's output
     NaN-poisoned first, so a missed column or a store past N (it would land in the next row)
     shows. M past the decode rows up and down and below them (a fixed tile width serves every
     M), the first output kept across a second call, a graph replayed on fresh inputs; then N
     7168 (a multiple of every width but 160 / 192) on the same op kind unchanged."""
-    check_fixed_tile(tp, mode, bn, cg, ((704, 1000), (4544, 520),
+    check_fixed_tile(tp, mode, bn, cg, ((704, 1000), (4544, 520), (64, 256),
                                         (7168 if bn not in (160, 192) else 5760, 264)))
 
 
