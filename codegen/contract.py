@@ -51,9 +51,10 @@ BNS = (128, 224, 256)
 #: they divide N (tile_widths). rs/ar on sm_90a have them too (thirteenth session), so the fused
 #: op serves N 2880 past the decode rows (before: InputError, the layer fell back to torch.mm +
 #: NCCL); their flags are sized by MIN_BN tiles (flag_words: cdiv), of which a wider BN uses a
-#: prefix. rs/ar's dispatcher weighs them only where no width of BNS divides N
-#: (dispatch.choose_bn): their picks at N 5120 / 3072 / 6144 were measured across two GPUs
-#: with BNS, these widths were not (correct on virtual ranks of one H200 only).
+#: prefix. rs/ar's dispatcher weighs them by the wave rule where they divide N, or alone where
+#: no width of BNS does (dispatch.choose_bn; fourteenth session: before, only the latter): their
+#: BNS picks at N 5120 / 3072 / 6144 were measured across two GPUs, these widths on virtual
+#: ranks of one H200 only.
 TILE_EXTRA_BNS = {"sm_90a": {"none": (160, 192), "rs": (160, 192), "ar": (160, 192)}}
 CTA_GROUPS = (1, 2)
 TPS = (2, 4, 8, 16)

@@ -361,10 +361,13 @@ def test_extra_tile_widths_in_the_rules(N, K, M, pick, before):
 
     assert rule() == pick
     assert rule(widths=contract.tile_widths(N)) == before
-    # rs/ar keep BNS where one of them divides N (every N here: their rule weighs the extra
-    # widths only where none does); sm_100a has BNS only
+    # rs/ar weigh the extra widths where they divide N as mode none's wave rule does (since the
+    # fourteenth session; every N here is a multiple of 128 too); sm_100a has BNS only
     for mode in ("rs", "ar"):
-        assert dispatch.choose_bn(M, N, None, 132, 2, mode, arch="sm_90a") in contract.BNS
+        bn = dispatch.choose_bn(M, N, None, 132, 2, mode, arch="sm_90a")
+        assert N % bn == 0
+        if M > contract.SWAPAB_MAX_ROWS:
+            assert bn == dispatch.choose_bn(M, N, None, 132, 2, "none", arch="sm_90a")
     assert dispatch.choose_bn(M, N, None, 132, 2, "none", arch="sm_100a") in contract.BNS
     for mode in ("none", "rs", "ar"):
         assert contract.tile_bns("sm_90a", mode) == (128, 160, 192, 224, 256)
@@ -372,19 +375,31 @@ def test_extra_tile_widths_in_the_rules(N, K, M, pick, before):
 
 
 @pytest.mark.parametrize("mode", ["rs", "ar"])
-def test_fused_extra_widths_only_where_no_base_width_divides_n(mode):
+def test_fused_extra_widths(mode):
     # N 2880 (gpt-oss): 160 / 192 are the only tile widths, so past the decode rows rs/ar run
-    # them (the op used to refuse M > its landing rows there); where BNS divides N the rule is
-    # the one measured across two GPUs, whatever the extra widths would price
+    # them (the op used to refuse M > its landing rows there); where only BNS divides N (7168)
+    # the rule is the one measured across two GPUs; where both do, the wave rule over every
+    # dividing width (fourteenth session, two virtual ranks)
     for M in (513, 1000, 1024, 4096, 16384, 32768):
         for cg in (1, 2):
             assert dispatch.choose_bn(M, 2880, None, 132, cg, mode, arch="sm_90a") in (160, 192)
-            for N in (3072, 5120, 5760, 6144, 7168, 10240):
+            for N in (3072, 5120, 5760, 6144, 10240):
+                assert N % dispatch.choose_bn(M, N, None, 132, cg, mode, arch="sm_90a") == 0
+            for N in (7168, 4096, 2048 + 1024 + 512):
                 assert dispatch.choose_bn(M, N, None, 132, cg, mode, arch="sm_90a") in contract.BNS
                 assert (dispatch.choose_bn(M, N, None, 132, cg, mode, arch="sm_90a")
                         == dispatch.choose_bn(M, N, None, 132, cg, mode, arch=None))
-    # ...the widest of them at every M and SM budget (192 beat or tied 160 at all 16 points on
-    # two virtual ranks, also at M 4096 where 160 has fewer waves of 66 CTAs)
+    # the picks of points timed on two virtual ranks (sm_budget 66, cluster 2; BENCHMARKS.md),
+    # where the BNS rule lost 3-14%
+    picks = {(N, M): dispatch.choose_bn(M, N, None, 66, 2, mode, arch="sm_90a")
+             for N, M in ((4608, 1024), (4608, 2048), (6144, 600), (2560, 1024), (7680, 2048),
+                          (3072, 1024))}
+    assert picks == {(4608, 1024): 192, (4608, 2048): 192, (6144, 600): 192, (2560, 1024): 160,
+                     (7680, 2048): 192, (3072, 1024): 192}
+    # no SM budget known: the BNS rule
+    assert dispatch.choose_bn(4096, 4608, None, None, 2, mode, arch="sm_90a") == 256
+    # ...the widest of them at every M and SM budget where only they divide N (192 beat or tied
+    # 160 at all 16 points on two virtual ranks, also at M 4096 where 160 has fewer waves)
     for M, ctas in ((513, 132), (600, 132), (4096, 132), (4096, 66), (4096, None), (32768, 7)):
         assert dispatch.choose_bn(M, 2880, None, ctas, 2, mode, arch="sm_90a") == 192
     assert dispatch.choose_bn(4096, 1600, None, 132, 2, mode, arch="sm_90a") == 160  # 10 x 160

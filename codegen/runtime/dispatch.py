@@ -1,8 +1,9 @@
 """Which BN / CTA group / grid a call uses: simple documented rules, each overridable.
 
-- BN: a width of the (arch, mode) kernels that divides N (contract.tile_widths; rs/ar weigh
-  160 / 192 only where no width of BNS divides N); where none divides N (sm_90a: the last N tile
-  reaches past N), rs/ar take the wave rule below over RAGGED_FUSED_BNS at every M. Else 128
+- BN: a width of the (arch, mode) kernels that divides N (contract.tile_widths); rs/ar: where
+  160 / 192 and a width of BNS divide N, the wave rule below over every dividing width at every
+  M; where only 160 / 192 do, the widest; where none divides N (sm_90a: the last N tile reaches
+  past N), the wave rule below over RAGGED_FUSED_BNS at every M. Else 128
   when M < 1024 (mode none: M < 449, where the decode schedule hands over). Otherwise, when
   the persistent grid size is known, the BN whose last wave is fullest wins: cost(BN) =
   ceil(tiles(BN) / CTAs) * BN, the widths above 128 credited 5% for their better MMA
@@ -100,14 +101,21 @@ def choose_bn(M: int, N: int, fixed: int | None = None, ctas: int | None = None,
             if ctas is None:   # (no budget known: the width that won most of those points)
                 return RAGGED_FUSED_DEFAULT_BN if RAGGED_FUSED_DEFAULT_BN in widths else max(widths)
             return min(widths, key=lambda bn: (cost(bn), -bn))
-        # rs/ar: TILE_EXTRA_BNS (160 / 192) only where no width of BNS divides N (N 2880): the
-        # BNS picks were measured across two GPUs, the extra widths on virtual ranks only. There
-        # the widest is taken at every M: at N 2880 192 beat or tied 160 at all 16 points (two
-        # virtual ranks, K 1536 / 4096, M 1024..8192; 160 lost up to 22% at M 1024), also
-        # where the wave price below favoured 160 (BENCHMARKS.md, thirteenth session)
+        # rs/ar where only TILE_EXTRA_BNS (160 / 192) divide N (N 2880): the widest at every M:
+        # at N 2880 192 beat or tied 160 at all 16 points (two virtual ranks, K 1536 / 4096, M
+        # 1024..8192; 160 lost up to 22% at M 1024), also where the wave price below favoured
+        # 160 (BENCHMARKS.md, thirteenth session)
         base = tuple(bn for bn in widths if bn in BNS)
         if not base:
             return max(widths)
+        if len(base) < len(widths) and ctas is not None:
+            # ...where an extra width and one of BNS divide N (N 3072, 4608, 5120, 6144, 7680):
+            # the wave rule over every dividing width at every M past the decode rows, as at a
+            # ragged N: on two virtual ranks it came within 5% of the best width at all 70
+            # points (30 held out: 0.997 geometric mean, BNS-only rule below 0.980, worst 0.89;
+            # fourteenth session). Elsewhere (N 7168: BNS only) the rule below, measured across
+            # two GPUs, is unchanged
+            return min(widths, key=lambda bn: (cost(bn), -bn))
         widths = base
     # MIN_BN where it divides N; else (N no multiple of 128, contract.N_MULTIPLE) the smallest
     # width that does (224 for N a multiple of 224)

@@ -12,6 +12,8 @@
 # `check` is the first real-rank run of the thirteenth session's input checks (SymmMemGroup's
 # ranks agreeing on max_M / N / mode in its existing all-gather, TPContext's per-K verdict
 # agreement, the group launch lock): rebuild cache_tp2 from HEAD (rs/ar 160 / 192 kernels).
+# Fourteenth session: rebuild again (rs/ar tile kernels past N); `ragged` also times rs/ar at N
+# 4544 (past N) and 4608 (the extra widths' rule against BNS's 128) on the link.
 # Replaces the fourth session's next_x2.sh (never run; removed: same `large` and `smalln`, here
 # with `check` and `splitk` added). Build here first (CPU, ~2 min), narrowed so the carry stays
 # under 64 MiB with the checkout (~37 MB), cubins only:
@@ -29,7 +31,7 @@
 #   bash docs/results/2026-12-01_h200_splitk/next_x2.sh decode   (~6 min: issue 9's table, N 7168)
 #   bash docs/results/2026-12-01_h200_splitk/next_x2.sh splitk   (~3 min: fused splitk at small N)
 #   bash docs/results/2026-12-01_h200_splitk/next_x2.sh smalln   (~4 min: fused decode at N 4096)
-#   bash docs/results/2026-12-01_h200_splitk/next_x2.sh ragged   (~4 min: rs/ar wide kernel past N)
+#   bash docs/results/2026-12-01_h200_splitk/next_x2.sh ragged   (~6 min: rs/ar wide kernel past N, tiles past N, widths)
 #   bash docs/results/2026-12-01_h200_splitk/next_x2.sh large    (~8 min: issue 10, 3 builds A/B)
 # `splitk` asks whether rs/ar want mode none's K split at small N (mode none: 1.03x-2.68x at N
 # <= 3072, K >= 3072; BENCHMARKS.md fifth session): N 2048 (a 2B-class model's hidden size), K
@@ -91,6 +93,17 @@ case "${1:-}" in
       timeout 150 $TR tools/bench_multi_gpu.py --modes rs,ar --n 2880 --ks 1536,4096 \
         --ms 1024,4096,16384 --rounds 3 $fix --json $R/wide2880_$tag.json > $R/wide2880_$tag.txt 2>&1
       echo "wide2880 $tag rc=$? $(( $(date +%s)-T0 ))s"; grep -E "^\s+(rs|ar) " $R/wide2880_$tag.txt | cut -c1-110
+    done
+    # fourteenth session: rs/ar's tiles past N (N 4544: no width divides it; fused past the
+    # decode rows since, never on the link) and the extra widths where BNS divides N too (N 4608
+    # = 24 x 192: the rule now takes 192 at M 1024..2048, the BNS rule took 128; virtual ranks
+    # only). Against the unfused paths, and the width the rule used to take
+    for spec in "4544 " "4608 " "4608 --schedule tile --bn 128"; do
+      set -- $spec; n=$1; shift; fix="$*"
+      tag=$(echo "n${n}${fix:+_$fix}" | tr -d ' -' )
+      timeout 150 $TR tools/bench_multi_gpu.py --modes rs,ar --n $n --ks 4096 \
+        --ms 600,1024,2048,8192 --rounds 3 $fix --json $R/w14_$tag.json > $R/w14_$tag.txt 2>&1
+      echo "w14 $tag rc=$? $(( $(date +%s)-T0 ))s"; grep -E "^\s+(rs|ar) " $R/w14_$tag.txt | cut -c1-110
     done ;;
   large)
     timeout 570 python3 tools/ab_time.py --side new=cache_tp2 --side prev=cache_tp2/ab_prev \

@@ -11,6 +11,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+import extra_widths_fit  # noqa: E402
 import rule_fit  # noqa: E402
 
 
@@ -42,6 +43,10 @@ def main() -> None:
     rule_fit.main([str(HERE / "call1" / "r" / "ragged.json")])
     print("\ncall 2: held out (N 1472 / 3008 / 6208, and M 600)\n")
     rule_fit.main([str(HERE / "call2" / "r" / "heldout.json")])
+    print("\ncall 4: the extra widths where BNS divides N too (fit)\n")
+    extra_widths_fit.main([str(HERE / "call4" / "r" / "fit.json")])
+    print("\ncall 4: held out (N 2560 / 7680 / 12288)\n")
+    extra_widths_fit.main([str(HERE / "call4" / "r" / "heldout.json")])
 
 
 if __name__ == "__main__":
