@@ -32,6 +32,12 @@ MIN_BN = 128             # the smallest BN of any variant: it gives the most N t
 #: (cta_group 2, its last 128-row W tile past N). sm_90a only: the sm_100a kernels (compile-only here) keep
 #: N % 128 == 0.
 N_MULTIPLE = 64
+#: Mode none on sm_90a (fourteenth session): N any multiple of this (16-byte output rows, as TMA
+#: and the 16-byte stores need). At an N no multiple of N_MULTIPLE only kernels whose last W /
+#: N tile may reach past N serve it: the tile schedule (tile_ragged_n) and the wide decode
+#: kernels (cta_group 2 and 3, swapab_ragged_n); not cta_group 1 nor splitk (64-row W tiles that
+#: must divide N). rs/ar keep N_MULTIPLE (their groups' landing slots and decode kernels).
+N_MULTIPLE_NONE = 8
 
 ARCHS = ("sm_90a", "sm_100a")
 MODES = ("rs", "ar", "none")
@@ -396,7 +402,7 @@ def tile_fits_n(N: int, bn: int, arch: str | None = None, mode: str | None = Non
     """Whether the tile schedule at width `bn` serves N: its N tiles divide N, or the (arch,
     mode) kernels' last N tile may reach past it (tile_ragged_n; arch or mode None: not known,
     so only a width dividing N)."""
-    return N % bn == 0 or (tile_ragged_n(arch, mode) and N % N_MULTIPLE == 0)
+    return N % bn == 0 or (tile_ragged_n(arch, mode) and N % n_multiple(arch, mode) == 0)
 
 
 def known_tile_bns(arch: str | None, mode: str | None) -> tuple[int, ...]:
@@ -412,7 +418,7 @@ def tile_widths(N: int, arch: str | None = None, mode: str | None = None) -> tup
     A width that divides N is never passed over for one that reaches past it."""
     bns = known_tile_bns(arch, mode)
     exact = tuple(bn for bn in bns if N % bn == 0)
-    if exact or not tile_ragged_n(arch, mode) or N % N_MULTIPLE:
+    if exact or not tile_ragged_n(arch, mode) or N % n_multiple(arch, mode):
         return exact
     return bns
 
@@ -426,9 +432,12 @@ def choice_fits_n(N: int, schedule: str, bn: int, cta_group: int, arch: str | No
     return tile_fits_n(N, bn, arch, mode)
 
 
-def n_multiple(arch: str | None) -> int:
-    """What N must be a multiple of on `arch` (None: on the arch found later; N_MULTIPLE)."""
-    return MIN_BN if arch == "sm_100a" else N_MULTIPLE
+def n_multiple(arch: str | None, mode: str | None = None) -> int:
+    """What N must be a multiple of on `arch` in `mode` (None: on the arch / mode found later,
+    the loosest): MIN_BN on sm_100a, N_MULTIPLE_NONE in mode none on sm_90a, else N_MULTIPLE."""
+    if arch == "sm_100a":
+        return MIN_BN
+    return N_MULTIPLE_NONE if mode in (None, "none") else N_MULTIPLE
 
 
 def swapab_cta_group_bns(arch: str, mode: str, cta_group: int) -> tuple[int, ...]:

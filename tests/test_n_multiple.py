@@ -79,10 +79,13 @@ def test_op_arguments():
         _args(704, "rs", schedule="tile", arch="sm_100a")
     with pytest.raises(InputError, match=r"N = 384 must be a positive multiple of 256$"):
         _args(384, "rs", schedule="tile", bn=256, arch="sm_100a")
-    # every N a multiple of 64 (sm_90a) or 128 (sm_100a) has a tile width in every mode
+    # every N a multiple of 64 (sm_90a rs/ar), 8 (sm_90a mode none, fourteenth session) or 128
+    # (sm_100a) has a tile width in every mode
     for arch in ("sm_90a", "sm_100a"):
         for mode in ("none", "rs", "ar"):
-            for N in range(contract.n_multiple(arch), 20000, contract.n_multiple(arch)):
+            step = contract.n_multiple(arch, mode)
+            assert step == {"sm_100a": 128}.get(arch, 8 if mode == "none" else 64)
+            for N in range(step, 20000, step):
                 assert contract.tile_widths(N, arch, mode), (arch, mode, N)
     for mode in ("rs", "ar"):                    # 160 / 192 on sm_90a (thirteenth session)
         _args(2880, mode, schedule="tile")
@@ -99,8 +102,26 @@ def test_op_arguments():
     _args(2880, bn=128)
     with pytest.raises(InputError, match="N = 2880 must be a positive multiple of 128 on sm_100a"):
         _args(2880, arch="sm_100a")
-    with pytest.raises(InputError, match="N = 2900 must be a positive multiple of 64"):
+    with pytest.raises(InputError, match="N = 2900 must be a positive multiple of 8$"):
         _args(2900)
+    with pytest.raises(InputError, match=r"N = 1000 must be a positive multiple of 64 in mode "
+                                         r"'rs' \(mode 'none' on sm_90a: of 8\)"):
+        _args(1000, "rs")
+    # mode none on sm_90a: N any multiple of 8 (fourteenth session): the tile schedule and the
+    # wide decode kernels reach past N; cta_group 1 and splitk (64-row W tiles) do not
+    for N in (8, 24, 1000, 4000, 7176):
+        _args(N)
+        _args(N, schedule="tile", bn=128)
+        _args(N, schedule="swapab")
+        _args(N, schedule="swapab", cta_group=2)
+        _args(N, schedule="swapab", cta_group=3, bn=96)
+        with pytest.raises(InputError, match="W tiles are 64 rows"):
+            _args(N, schedule="swapab", cta_group=1)
+        with pytest.raises(InputError, match="W tiles are 64 rows"):
+            _args(N, schedule="splitk")
+        with pytest.raises(InputError, match=f"N = {N} must be a positive multiple of 128 on "
+                                             f"sm_100a"):
+            _args(N, arch="sm_100a")
 
 
 @pytest.mark.parametrize("N", [64, 192, 1088, 2880, 5056])
@@ -291,3 +312,28 @@ def test_fused_width_where_none_divides_n():
         # a width dividing N keeps the rules before (N 7168: BNS; N 2880: 192)
         assert dispatch.choose_bn(600, 7168, None, 66, 2, mode, "sm_90a") == 128
         assert dispatch.choose_bn(600, 2880, None, 66, 2, mode, "sm_90a") == 192
+
+
+@pytest.mark.parametrize("N", [8, 24, 1000, 4000, 7176])
+def test_none_n_a_multiple_of_8(N):
+    """Mode none on sm_90a, N no multiple of 64 (fourteenth session): every M is served, every
+    choice (the rules, a fixed swapab op, the tuning candidates) is a kernel that reaches past N
+    -- the tile schedule or the wide decode kernels -- never cta_group 1 or splitk."""
+    ops = [GemmRsAr(4096, N, 1024, "none", arch="sm_90a", device="cpu", sm_budget=budget)
+           for budget in (132, 66, 7)]
+    ops.append(GemmRsAr(512, N, 1024, "none", arch="sm_90a", device="cpu", sm_budget=132,
+                        schedule="swapab"))
+    for op in ops:
+        assert op.max_served_m == op.max_M
+        assert op.should_run(torch.zeros(op.max_M, 1024, dtype=torch.bfloat16)) in (True, False)
+        for M in list(range(1, 520, 11)) + [600, 1024, 2048, 4096]:
+            if M > op.max_M:
+                continue
+            schedule, bn, cg = op.choice(M)
+            assert contract.choice_fits_n(N, schedule, bn, cg, "sm_90a", "none"), (M, schedule, bn, cg)
+            assert schedule in ("tile", "swapab") and (schedule == "tile" or cg in (2, 3))
+            if schedule == "swapab":
+                assert contract.decode_kernel_exists("sm_90a", "none", bn, cg)
+    for M in (16, 256, 512, 1024):
+        cands = tuning.candidates(M, N, "sm_90a", "none", K=4096)
+        assert cands and all(contract.choice_fits_n(N, *c, "sm_90a", "none") for c in cands)

@@ -205,6 +205,8 @@ def swapab_cta_group(fixed: int | None = None, M: int = 0, mode: str = "rs",
         return fixed
     two_tiles = mode == "none" and M > SWAPAB_DEFAULT_MAX_M
     wide = 2 in SWAPAB_CTA_GROUPS.get(arch, ()) and (N is None or decode_fits_n(N, 2, arch))
+    if wide and N is not None and not decode_fits_n(N, 1, arch):
+        return 2   # (N no multiple of 64, mode none on sm_90a: only the wide kernels serve it)
     return 2 if two_tiles and wide else 1
 
 

@@ -242,9 +242,9 @@ class GemmRsAr:
                 raise InputError(f"device {self._device()} has compute capability {cap}; "
                                  f"kernels exist for {sorted(contract.ARCH_OF_CAPABILITY)} only")
             arch = contract.ARCH_OF_CAPABILITY[cap]
-            if self.N % contract.n_multiple(arch):
+            if self.N % contract.n_multiple(arch, self.mode):
                 raise InputError(f"N = {self.N} must be a multiple of "
-                                 f"{contract.n_multiple(arch)} on {arch}")
+                                 f"{contract.n_multiple(arch, self.mode)} on {arch}")
             if (self._fixed_schedule() == "tile" and self.fixed_bn is not None
                     and not contract.tile_fits_n(self.N, self.fixed_bn, arch, self.mode)):
                 # (checked without the arch at construction: another arch's tiles may reach

@@ -78,10 +78,16 @@ def check_op_args(max_M, N, K, mode, group, *, bn, cta_group, sm_budget, transpo
             raise InputError(f"K = {K} is too small for the splitk schedule with cta_group {cg}: "
                              f"it needs K >= {contract.splitk_min_k(cg)} (one k-tile of "
                              f"{contract.BK} per CTA of the cluster); use schedule 'swapab'")
-    multiple = contract.n_multiple(arch)
+    multiple = contract.n_multiple(arch, mode)
     if N % multiple:
-        raise InputError(f"N = {N} must be a positive multiple of {multiple}" +
-                         (" on sm_100a" if multiple != contract.N_MULTIPLE else ""))
+        where = (" on sm_100a" if arch == "sm_100a" else
+                 f" in mode {mode!r} (mode 'none' on sm_90a: of {contract.N_MULTIPLE_NONE})"
+                 if mode != "none" else "")
+        raise InputError(f"N = {N} must be a positive multiple of {multiple}{where}")
+    if schedule == "splitk" and N % contract.SWAPAB_BM:
+        raise InputError(f"N = {N} is no multiple of {contract.SWAPAB_BM}: the splitk kernels' "
+                         f"W tiles are {contract.SWAPAB_BM} rows; leave schedule to the "
+                         f"dispatcher (the tile schedule and the wide decode kernels serve it)")
     # (schedule is the one bn / cta_group imply where none was given)
     # (arch None: any arch's tile kernels may serve N; op.arch checks the device's)
     archs = (arch_or_any,) if arch_or_any else contract.ARCHS

@@ -166,9 +166,10 @@ class TuningTable:
         tp = _int(doc, "tp", 1)
         if (mode == "none") != (tp == 1):
             raise _Bad(f"tp is {tp}, mode {mode!r} needs " + ("1" if mode == "none" else ">= 2"))
-        N, K = _int(doc, "N", contract.N_MULTIPLE), _int(doc, "K", contract.K_MULTIPLE)
-        if N % contract.N_MULTIPLE:
-            raise _Bad(f"N is {N}, not a multiple of {contract.N_MULTIPLE}")
+        multiple = contract.n_multiple(arch, mode)
+        N, K = _int(doc, "N", multiple), _int(doc, "K", contract.K_MULTIPLE)
+        if N % multiple:
+            raise _Bad(f"N is {N}, not a multiple of {multiple}")
         if K % contract.K_MULTIPLE:
             raise _Bad(f"K is {K}, not a multiple of {contract.K_MULTIPLE}")
         device, date, command = (_str(doc, k) for k in ("device", "date", "command"))

@@ -92,12 +92,17 @@ def check_outputs(mode, outs, xs, ws, what):
         assert_close(o, expect, f"{what} rank {r}")
 
 
-def check_none(op, M, N, K, what):
-    """One mode-none call on fresh inputs into a poisoned output, against x @ W^T in fp32."""
+def check_none(op, M, N, K, what, guard=False):
+    """One mode-none call on fresh inputs into a poisoned output, against x @ W^T in fp32. With
+    `guard`, out is the first M rows of a NaN tensor one row longer, whose last row must stay NaN
+    (a store past N on out's last row would land there)."""
     x, w = fresh((M, K)), fresh((N, K))
-    out = op(0, x, w, out=poisoned((M, N)))
+    whole = poisoned((M + 1 if guard else M, N))
+    out = op(0, x, w, out=whole[:M])
     torch.cuda.synchronize()
     assert_close(out, x.float() @ w.float().T, f"{what} M={M} {op.config(M)}")
+    if guard:
+        assert bool(torch.isnan(whole[M]).all()), f"{what} M={M}: a store past out's end"
 
 
 def check_none_graph(op, M, N, K, what, replays=3):

@@ -291,3 +291,30 @@ def test_fused_tile_past_n_dispatched(mode):
             if M > 512:
                 assert op.last_launch[0]["schedule"] == "tile"
             check_outputs(mode, outs, xs, ws, f"{mode} N={N} M={M} dispatched")
+
+
+@pytest.mark.gpu
+@requires_gpu
+@pytest.mark.parametrize("N", [8, 24, 1000, 4000, 7176])
+def test_none_n_a_multiple_of_8(N):
+    """Mode none on sm_90a at an N no multiple of 64 (fourteenth session: N any multiple of 8,
+    contract.N_MULTIPLE_NONE): the dispatcher (the wide decode kernels, then the tile schedule,
+    their last W / N tile past N), each tile width at both cta_groups, the wide decode kernels
+    fixed (cta_group 2 and 3); K ragged; outputs NaN-poisoned with a guard row past their end;
+    a graph replayed on fresh inputs."""
+    K = 1000
+    op = GemmRsAr(4096, N, K, "none")
+    for M in (1, 7, 16, 100, 257, 300, 448, 512, 513, 1000, 2049, 4096, 129):
+        check_none(op, M, N, K, f"none N={N} dispatched", guard=True)
+        assert op.last_launch[0]["schedule"] == "tile" or op.last_launch[0]["cta_group"] in (2, 3)
+    check_none_graph(op, 300, N, K, f"none N={N} dispatched")
+    check_none_graph(op, 1500, N, K, f"none N={N} dispatched")
+    for bn in (128, 160, 192, 224, 256):
+        for cg in (1, 2):
+            fixed = GemmRsAr(4096, N, K, "none", schedule="tile", bn=bn, cta_group=cg)
+            for M in (1, 513, 2049):
+                check_none(fixed, M, N, K, f"none N={N} tile bn={bn} cg={cg}", guard=True)
+    for bn, cg in ((64, 2), (256, 2), (96, 3)):
+        fixed = GemmRsAr(512, N, K, "none", schedule="swapab", bn=bn, cta_group=cg)
+        for M in (1, 100, 512):
+            check_none(fixed, M, N, K, f"none N={N} swapab bn={bn} cg={cg}", guard=True)
