@@ -337,3 +337,7 @@ def test_none_n_a_multiple_of_8(N):
     for M in (16, 256, 512, 1024):
         cands = tuning.candidates(M, N, "sm_90a", "none", K=4096)
         assert cands and all(contract.choice_fits_n(N, *c, "sm_90a", "none") for c in cands)
+        # a sweep times the wide decode kernels at decode sizes (never cta_group 1 / splitk)
+        decode = {(s, cg) for s, _, cg in cands if s != "tile"}
+        assert (decode == {("swapab", 2), ("swapab", 3)} or decode == {("swapab", 2)}
+                if M <= contract.SWAPAB_MAX_ROWS else not decode), (M, decode)

@@ -72,8 +72,10 @@ def candidates(M: int, N: int, arch: str = "sm_90a", mode: str = "rs",
     from .dispatch import tile_widths, token_tile_span
 
     out = [("tile", bn, cg) for bn in tile_widths(N, arch, mode) for cg in CTA_GROUPS]
-    if M > contract.SWAPAB_MAX_ROWS or N % contract.SWAPAB_BM:
+    if M > contract.SWAPAB_MAX_ROWS:
         return out
+    # (each decode kernel only where its W tiles serve N, contract.decode_fits_n: at an N no
+    # multiple of 64 (mode none on sm_90a) the wide kernels, cta_group 2 / 3, and no splitk)
     out += [("swapab", bt, cg)
             for bt in token_tile_span(M, contract.swapab_bns(arch, mode), MAX_TOKEN_TILES)
             for cg in contract.SWAPAB_CTA_GROUPS[arch]
@@ -83,7 +85,8 @@ def candidates(M: int, N: int, arch: str = "sm_90a", mode: str = "rs",
         return out
     return out + [("splitk", bt, cg)
                   for bt in token_tile_span(M, contract.splitk_bns(arch, mode), MAX_TOKEN_TILES)
-                  for cg in contract.SPLITK_CTA_GROUPS if K >= contract.splitk_min_k(cg)]
+                  for cg in contract.SPLITK_CTA_GROUPS if K >= contract.splitk_min_k(cg)
+                  and contract.decode_fits_n(N, cg, arch, "splitk")]
 
 
 def crossover_m(points) -> int | None:
