@@ -393,9 +393,18 @@ def tile_ragged_n(arch: str | None, mode: str | None) -> bool:
     fill) and the TMA unit drops its stores past N (out, the rs/ar workspace and the push slots
     are N wide); rs/ar's reduction and AR copy-out stop at N (templates/comm_phase.py.j2,
     n_tiles_of). Every mode on sm_90a (mode none since the thirteenth session, rs/ar since the
-    fourteenth), so any N a multiple of N_MULTIPLE is served at every M. Not sm_100a (N % 128
-    == 0 there: n_multiple, and every width divides it or is not taken)."""
+    fourteenth), so any N a multiple of n_multiple(arch, mode) is served at every M. Not sm_100a
+    (N % 128 == 0 there, and every width divides it or is not taken)."""
     return arch == "sm_90a" and mode in MODES
+
+
+def variant_ragged_n(schedule: str, cta_group: int, arch: str, mode: str) -> bool:
+    """Whether a kernel's last W / N tile may reach past N (meta.json `launch.ragged_n`, which
+    kernel.contract_mismatch trusts): a decode kernel where swapab_ragged_n says so, a tile
+    kernel where tile_ragged_n does."""
+    if schedule == "swapab":
+        return swapab_ragged_n(cta_group, arch)
+    return schedule == "tile" and tile_ragged_n(arch, mode)
 
 
 def tile_fits_n(N: int, bn: int, arch: str | None = None, mode: str | None = None) -> bool:
@@ -418,9 +427,7 @@ def tile_widths(N: int, arch: str | None = None, mode: str | None = None) -> tup
     A width that divides N is never passed over for one that reaches past it."""
     bns = known_tile_bns(arch, mode)
     exact = tuple(bn for bn in bns if N % bn == 0)
-    if exact or not tile_ragged_n(arch, mode) or N % n_multiple(arch, mode):
-        return exact
-    return bns
+    return exact or tuple(bn for bn in bns if tile_fits_n(N, bn, arch, mode))
 
 
 def choice_fits_n(N: int, schedule: str, bn: int, cta_group: int, arch: str | None,

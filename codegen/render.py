@@ -97,10 +97,8 @@ def template_context(variant: Variant, trace: bool = False) -> dict:
         # the decode kernel's W tile can reach past N (contract.swapab_ragged_n: cta_group 3,
         # and the wide kernel on sm_90a), or the tile kernel's last N tile
         # (contract.tile_ragged_n: every mode on sm_90a)
-        "ragged_n": ((variant.schedule == "swapab"
-                      and contract.swapab_ragged_n(variant.cta_group, variant.arch))
-                     or (variant.schedule == "tile"
-                         and contract.tile_ragged_n(variant.arch, variant.mode))),
+        "ragged_n": contract.variant_ragged_n(variant.schedule, variant.cta_group, variant.arch,
+                                              variant.mode),
         # the kernel's scalar parameters in PTX order (templates/params.j2 renders them)
         "scalar_params": contract.scalar_params(variant.arch, variant.mode, variant.schedule),
         "schedule": variant.schedule,

@@ -69,9 +69,7 @@ def compile_source(variant, source: str, workdir: Path) -> Artifacts:
         abi=contract_abi(variant.arch, variant.mode, variant.schedule),  # what the runtime accepts
         launch={"block": [384, 1, 1], "cluster": [variant.cta_group, 1, 1],
                 # as the real templates write it (codegen.render: ragged_n)
-                "ragged_n": ((variant.schedule == "tile"
-                              and contract.tile_ragged_n(variant.arch, variant.mode))
-                             or (variant.schedule == "swapab"
-                                 and contract.swapab_ragged_n(variant.cta_group, variant.arch)))},
+                "ragged_n": contract.variant_ragged_n(variant.schedule, variant.cta_group,
+                                                      variant.arch, variant.mode)},
         resources={"kernels": {f"k_{variant.name}": {"registers": 0}}},  # no real cubin to read
     )

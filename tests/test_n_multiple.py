@@ -119,6 +119,9 @@ def test_op_arguments():
             _args(N, schedule="swapab", cta_group=1)
         with pytest.raises(InputError, match="W tiles are 64 rows"):
             _args(N, schedule="splitk")
+        with pytest.raises(InputError, match="no multiple of 64: the splitk kernels with "
+                                             "cta_group 2 cannot serve it"):
+            _args(N, schedule="splitk", cta_group=2)
         with pytest.raises(InputError, match=f"N = {N} must be a positive multiple of 128 on "
                                              f"sm_100a"):
             _args(N, arch="sm_100a")

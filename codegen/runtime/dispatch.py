@@ -87,9 +87,12 @@ def choose_bn(M: int, N: int, fixed: int | None = None, ctas: int | None = None,
         return fixed
     widths = tile_widths(N, arch, mode) or (MIN_BN,)
 
-    def cost(bn: int) -> float:
-        waves = cdiv(gemm_tiles(M, N, bn, cluster), max(ctas, 1))
-        return waves * bn * (BN_WIDE_CREDIT if bn > MIN_BN else 1.0)
+    def by_waves(ws: tuple[int, ...]) -> int:
+        """The width of `ws` whose last wave is fullest (cost, the wider on a tie)."""
+        def cost(bn: int) -> float:
+            waves = cdiv(gemm_tiles(M, N, bn, cluster), max(ctas, 1))
+            return waves * bn * (BN_WIDE_CREDIT if bn > MIN_BN else 1.0)
+        return min(ws, key=lambda bn: (cost(bn), -bn))
     if mode in COLLECTIVE_MODES:
         if not any(N % bn == 0 for bn in widths):
             # rs/ar where no width divides N (N 704, 1088, 4544: the last N tile reaches past
@@ -100,7 +103,7 @@ def choose_bn(M: int, N: int, fixed: int | None = None, ctas: int | None = None,
             widths = tuple(bn for bn in widths if bn in RAGGED_FUSED_BNS) or widths
             if ctas is None:   # (no budget known: the width that won most of those points)
                 return RAGGED_FUSED_DEFAULT_BN if RAGGED_FUSED_DEFAULT_BN in widths else max(widths)
-            return min(widths, key=lambda bn: (cost(bn), -bn))
+            return by_waves(widths)
         # rs/ar where only TILE_EXTRA_BNS (160 / 192) divide N (N 2880): the widest at every M:
         # at N 2880 192 beat or tied 160 at all 16 points (two virtual ranks, K 1536 / 4096, M
         # 1024..8192; 160 lost up to 22% at M 1024), also where the wave price below favoured
@@ -115,7 +118,7 @@ def choose_bn(M: int, N: int, fixed: int | None = None, ctas: int | None = None,
             # points (30 held out: 0.997 geometric mean, BNS-only rule below 0.980, worst 0.89;
             # fourteenth session). Elsewhere (N 7168: BNS only) the rule below, measured across
             # two GPUs, is unchanged
-            return min(widths, key=lambda bn: (cost(bn), -bn))
+            return by_waves(widths)
         widths = base
     # MIN_BN where it divides N; else (N no multiple of 128, contract.N_MULTIPLE) the smallest
     # width that does (224 for N a multiple of 224)
@@ -124,7 +127,7 @@ def choose_bn(M: int, N: int, fixed: int | None = None, ctas: int | None = None,
         return 256 if M >= BN_256_MIN_M and 256 in widths else narrow
     if M < (BN_WIDE_MIN_M_NONE if mode == "none" else BN_WIDE_MIN_M):
         return narrow
-    return min(widths, key=lambda bn: (cost(bn), -bn))
+    return by_waves(widths)
 
 
 def choose_cta_group(M: int, fixed: int | None = None) -> int:

@@ -84,10 +84,6 @@ def check_op_args(max_M, N, K, mode, group, *, bn, cta_group, sm_budget, transpo
                  f" in mode {mode!r} (mode 'none' on sm_90a: of {contract.N_MULTIPLE_NONE})"
                  if mode != "none" else "")
         raise InputError(f"N = {N} must be a positive multiple of {multiple}{where}")
-    if schedule == "splitk" and N % contract.SWAPAB_BM:
-        raise InputError(f"N = {N} is no multiple of {contract.SWAPAB_BM}: the splitk kernels' "
-                         f"W tiles are {contract.SWAPAB_BM} rows; leave schedule to the "
-                         f"dispatcher (the tile schedule and the wide decode kernels serve it)")
     # (schedule is the one bn / cta_group imply where none was given)
     # (arch None: any arch's tile kernels may serve N; op.arch checks the device's)
     archs = (arch_or_any,) if arch_or_any else contract.ARCHS
@@ -96,12 +92,19 @@ def check_op_args(max_M, N, K, mode, group, *, bn, cta_group, sm_budget, transpo
         raise InputError(f"N = {N} must be a positive multiple of {bn}")
     # (bn None: every N the checks above pass has a tile width, dividing it or, on sm_90a,
     # reaching past it: contract.tile_widths)
-    if contract.decode_schedule(schedule) and cta_group is not None and \
-            not contract.decode_fits_n(N, cta_group, arch, schedule):
-        raise InputError(f"N = {N} is no multiple of {contract.swapab_w_rows(cta_group)}: the "
-                         f"{schedule} kernels with cta_group {cta_group} cannot serve it (their "
-                         f"W tiles are {contract.swapab_w_rows(cta_group)} rows); use "
-                         f"cta_group 1")
+    # a decode schedule whose W tiles must divide N (contract.decode_fits_n): the cta_group
+    # given, or without one splitk (every cluster size has 64-row W tiles; swapab's default
+    # cta_group is one that serves N, dispatch.swapab_cta_group)
+    cgs = ((cta_group,) if cta_group is not None else
+           (min(contract.SPLITK_CTA_GROUPS),) if schedule == "splitk" else ())
+    if contract.decode_schedule(schedule) and cgs and \
+            not contract.decode_fits_n(N, cgs[0], arch, schedule):
+        rows = contract.SWAPAB_BM if schedule == "splitk" else contract.swapab_w_rows(cgs[0])
+        named = f" with cta_group {cta_group}" if cta_group is not None else ""
+        raise InputError(f"N = {N} is no multiple of {rows}: the {schedule} kernels{named} "
+                         f"cannot serve it (their W tiles are {rows} rows); leave schedule and "
+                         f"cta_group to the dispatcher (the tile schedule and the wide decode "
+                         f"kernels, cta_group 2 / 3, reach past N)")
     if transport is not None and transport not in contract.TRANSPORTS:
         raise InputError(f"transport = {transport!r} must be one of {contract.TRANSPORTS} or None")
     if arch is not None and arch not in contract.ARCHS:
