@@ -76,8 +76,14 @@ DTYPES = ("bf16",)
 #: store / push: N / 64 x cta_group CTAs stream the weight where N / 64 alone leaves SMs idle
 #: (N <= 4096). Same parameters, landing buffers and exchange as "swapab" (decode_schedule).
 #: sm_100a: compiled and PTX-checked only (no Blackwell GPU here), never dispatched by a rule.
-SCHEDULES = ("tile", "swapab", "splitk")
-SCHEDULE_ARCHS = {"tile": ARCHS, "swapab": ARCHS, "splitk": ARCHS}
+#: "splitkw" (mode none, sm_90a): the wide decode kernel's tile (128 W rows x a token tile, two
+#: MMA warpgroups of 64 W rows) with K split over a cluster of `cta_group` CTAs (2 or 4), the
+#: (W tile, token tile) pairs spread over the clusters, for any M: where the tile schedule has
+#: few tiles for the SMs and a long K (e.g. N 704, K 8192, M 513..1024: 30..48 tiles of 128 x
+#: 128 on 132 SMs), each cluster's CTAs stream one KS-th of K and meet in f32 through
+#: distributed shared memory (the splitk handoff). Not a decode schedule: no landing rows.
+SCHEDULES = ("tile", "swapab", "splitk", "splitkw")
+SCHEDULE_ARCHS = {"tile": ARCHS, "swapab": ARCHS, "splitk": ARCHS, "splitkw": ("sm_90a",)}
 SWAPAB_BNS = (16, 32, 64, 128, 256)
 #: More token tiles of the decode kernels, per arch and mode: 144/160/192/208/224 tokens (WGMMA
 #: N 72/80/96/104/112 per warpgroup, or the whole tile in the wide kernel) serve M 129..224 with
@@ -122,9 +128,23 @@ SPLITK_BNS = (16, 32, 64, 128)
 #: 5 / 4 pipeline stages beside the f32 partial tile).
 SPLITK_EXTRA_BNS = {"sm_90a": {"none": (160, 192)}}
 SPLITK_CTA_GROUPS = (2, 4)
+#: Token tiles and cluster sizes of the splitkw kernels (mode none, sm_90a). A token tile of 128
+#: keeps the WGMMA N of the tile schedule's 128 x 128 tile; its f32 partial tile (128 x 132 f32)
+#: leaves 4 pipeline stages (splitkw_stages). A token tile of 64 (7 stages, twice the pairs) was
+#: built and timed: never the fastest splitkw kernel at any of 54 points (one H200, fifteenth
+#: session; 0.60x-0.98x of the 128 one at best), so it is not built.
+SPLITKW_BNS = (128,)
+SPLITKW_CTA_GROUPS = (2, 4)
+#: W rows of a splitkw tile (two MMA warpgroups of SWAPAB_BM)
+SPLITKW_W_ROWS = 128
 DECODE_SCHEDULES = ("swapab", "splitk")
+#: Schedules whose `bn` is a token tile (W rows are the MMA's M): the decode schedules and
+#: splitkw; their kernels take the swapab parameter list (params_schedule).
+TOKEN_SCHEDULES = ("swapab", "splitk", "splitkw")
+#: Schedules whose cta_group is the cluster size of a K split (contract.ksplit).
+KSPLIT_SCHEDULES = ("splitk", "splitkw")
 #: Every cta_group value some schedule has (the CLI's --cta-group choices).
-ALL_CTA_GROUPS = tuple(sorted({1, 2, 3, *SPLITK_CTA_GROUPS}))
+ALL_CTA_GROUPS = tuple(sorted({1, 2, 3, *SPLITK_CTA_GROUPS, *SPLITKW_CTA_GROUPS}))
 
 
 def decode_schedule(schedule: str | None) -> bool:
@@ -135,14 +155,21 @@ def decode_schedule(schedule: str | None) -> bool:
 
 def params_schedule(schedule: str) -> str:
     """The schedule whose parameter list and TMA operands a kernel of `schedule` takes (splitk
-    takes swapab's)."""
-    return "swapab" if schedule == "splitk" else schedule
+    and splitkw take swapab's)."""
+    return "swapab" if schedule in TOKEN_SCHEDULES else schedule
+
+
+def ksplit(schedule: str, cta_group: int) -> int:
+    """CTAs per cluster splitting K over one tile: cta_group for splitk / splitkw, else 1."""
+    return cta_group if schedule in KSPLIT_SCHEDULES else 1
 
 
 def schedule_bns(arch: str | None, mode: str, schedule: str) -> tuple[int, ...]:
     """Widths (tile: BN; decode: token tiles) of the (arch, mode, schedule) kernels."""
     if schedule == "splitk":
         return splitk_bns(arch, mode)
+    if schedule == "splitkw":
+        return splitkw_bns(arch, mode)
     if schedule == "swapab":
         return swapab_bns(arch, mode)
     return tile_bns(arch, mode)
@@ -159,6 +186,13 @@ def splitk_bns(arch: str | None, mode: str) -> tuple[int, ...]:
     return _with_extra_bns(SPLITK_BNS, SPLITK_EXTRA_BNS, arch, mode)
 
 
+def splitkw_bns(arch: str | None, mode: str) -> tuple[int, ...]:
+    """Token tiles of the (arch, mode) splitkw kernels: SPLITKW_BNS in mode none where the arch
+    has the schedule (arch None: any arch), else none."""
+    has = arch is None or arch in SCHEDULE_ARCHS["splitkw"]
+    return SPLITKW_BNS if mode == "none" and has else ()
+
+
 def _with_extra_bns(base: tuple[int, ...], extra: dict, arch: str | None,
                     mode: str) -> tuple[int, ...]:
     """`base` and the (arch, mode) entries of `extra` ({arch: {mode: token tiles}}), ascending
@@ -172,6 +206,8 @@ def schedule_cta_groups(arch: str | None, schedule: str) -> tuple[int, ...]:
     """cta_group values of the (arch, schedule) kernels (arch None: of any arch)."""
     if schedule == "splitk":
         return SPLITK_CTA_GROUPS
+    if schedule == "splitkw":
+        return SPLITKW_CTA_GROUPS
     if schedule == "swapab":
         archs = ARCHS if arch is None else (arch,)
         return tuple(sorted({cg for a in archs for cg in SWAPAB_CTA_GROUPS.get(a, ())}))
@@ -234,6 +270,14 @@ def decode_stages(token_tile: int, w_rows: int, ksplit: int = 1, arch: str = "sm
                                decode_epi_tokens(token_tile, w_rows, ksplit, arch))
 
 
+def splitkw_stages(token_tile: int, ksplit: int) -> int:
+    """Pipeline stages of a splitkw kernel (templates/sm90_swapab.py.j2): what shared memory holds
+    after its f32 partial tile (token_tile x (SPLITKW_W_ROWS + 4)), the bf16 rows it sums and
+    stores (token_tile / ksplit x (SPLITKW_W_ROWS + 8)) and 4 KiB of barriers, in stages of one
+    W tile plus one x tile (token tile 128: 4 stages)."""
+    return _decode_stages_with(token_tile, SPLITKW_W_ROWS, ksplit, token_tile // ksplit)
+
+
 def splitk_spread(arch: str, mode: str) -> bool:
     """Whether the (arch, mode) splitk kernels spread (W tile, token tile) pairs over their
     clusters (mode none on sm_90a: at M past one token tile every pair gets a cluster of its own
@@ -244,8 +288,8 @@ def splitk_spread(arch: str, mode: str) -> bool:
 
 
 def splitk_min_k(cta_group: int) -> int:
-    """The smallest K a splitk kernel of `cta_group` takes: one whole k-tile per CTA of its
-    cluster."""
+    """The smallest K a splitk / splitkw kernel of `cta_group` takes: one whole k-tile per CTA
+    of its cluster."""
     return cta_group * BK
 
 
@@ -404,6 +448,8 @@ def variant_ragged_n(schedule: str, cta_group: int, arch: str, mode: str) -> boo
     kernel where tile_ragged_n does."""
     if schedule == "swapab":
         return swapab_ragged_n(cta_group, arch)
+    if schedule == "splitkw":
+        return True
     return schedule == "tile" and tile_ragged_n(arch, mode)
 
 
@@ -436,6 +482,8 @@ def choice_fits_n(N: int, schedule: str, bn: int, cta_group: int, arch: str | No
     (decode_fits_n, tile_fits_n)."""
     if decode_schedule(schedule):
         return decode_fits_n(N, cta_group, arch, schedule)
+    if schedule == "splitkw":
+        return N % N_MULTIPLE_NONE == 0   # its last 128-row W tile may reach past N
     return tile_fits_n(N, bn, arch, mode)
 
 

@@ -49,6 +49,8 @@ def _epi_tokens(variant: Variant, ksplit: int) -> int:
     """Tokens of the decode kernels' transposed epilogue tile in shared memory at once (the
     whole token tile but in the wide sm_90a kernel's token tiles of 192+); the tile width
     elsewhere (unused there)."""
+    if variant.schedule == "splitkw":   # the rows each CTA of the cluster sums and stores
+        return variant.bn // ksplit
     if not contract.decode_schedule(variant.schedule):
         return variant.bn
     w_rows = contract.swapab_w_rows(variant.cta_group) if ksplit == 1 else contract.SWAPAB_BM
@@ -61,8 +63,9 @@ def template_context(variant: Variant, trace: bool = False) -> dict:
     ``trace`` is true only for a trace build (``codegen build --trace``) of a variant that
     :func:`trace_supported`; with it false every template renders as it did before it existed.
     """
-    ksplit = variant.cta_group if variant.schedule == "splitk" else 1
+    ksplit = contract.ksplit(variant.schedule, variant.cta_group)
     epi_tokens = _epi_tokens(variant, ksplit)
+    splitkw = variant.schedule == "splitkw"
     return {
         "arch": variant.arch,
         "arch_num": variant.arch_num,
@@ -83,17 +86,24 @@ def template_context(variant: Variant, trace: bool = False) -> dict:
         # push_tmap_ptr) and the owner sums local slots; else owners pull peers' partials
         "push": contract.pushes_partials(variant.arch, variant.schedule, variant.mode,
                                          variant.transport),
-        # the decode schedule's cta_group 2: one CTA per (128-row W tile, token tile)
-        "wide": variant.schedule == "swapab" and contract.swapab_wide(variant.cta_group),
-        # the splitk schedule: CTAs per cluster splitting K over one 64-row W tile (else 1)
+        # the decode schedule's cta_group 2 / 3 and splitkw: one CTA (splitkw: cluster) per
+        # (W tile of 64 x w_groups rows, token tile)
+        "wide": splitkw or (variant.schedule == "swapab" and contract.swapab_wide(variant.cta_group)),
+        # MMA warpgroups along the W rows of a wide kernel (64 rows each)
+        "w_groups": (contract.SPLITKW_W_ROWS // contract.SWAPAB_BM if splitkw
+                     else variant.cta_group),
+        # splitk / splitkw: CTAs per cluster splitting K over one W tile (else 1)
         "ksplit": ksplit,
         # the splitk kernel spreads (W tile, token tile) pairs over its clusters (mode none,
-        # sm_90a: contract.splitk_spread); else a cluster loops over a W tile's token tiles
-        "splitk_spread": ksplit > 1 and contract.splitk_spread(variant.arch, variant.mode),
+        # sm_90a: contract.splitk_spread; splitkw: always); else a cluster loops over a W
+        # tile's token tiles
+        "splitk_spread": ksplit > 1 and (splitkw or contract.splitk_spread(variant.arch,
+                                                                          variant.mode)),
         # the decode kernels: tokens of the transposed epilogue tile in shared memory at once,
-        # and the passes that stores a tile in (contract.decode_epi_tokens)
+        # and the passes that stores a tile in (contract.decode_epi_tokens); splitk: the tile's
+        # tokens, splitkw: the KS-th of them each CTA stores (one pass either way)
         "epi_tokens": epi_tokens,
-        "epi_passes": contract.cdiv(variant.bn, epi_tokens),
+        "epi_passes": 1 if splitkw else contract.cdiv(variant.bn, epi_tokens),
         # the decode kernel's W tile can reach past N (contract.swapab_ragged_n: cta_group 3,
         # and the wide kernel on sm_90a), or the tile kernel's last N tile
         # (contract.tile_ragged_n: every mode on sm_90a)

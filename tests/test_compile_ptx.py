@@ -161,6 +161,27 @@ def test_arch_instructions(built, v):
         assert _has(ptx, r"cvt\.rn\.bf16x2\.f32")   # the f32 sum rounded once
         assert _has(ptx, r"st\.global\.v4") or v.mode == "ar" and v.transport == "multicast"
         assert _has(ptx, r"ld\.volatile\.global\.v4") == (v.mode != "none")
+    elif v.schedule == "splitkw":
+        # mode none, sm_90a: the wide decode kernel's 128-row W tile (two MMA warpgroups of 64
+        # W rows, the whole token tile as the WGMMA N) with K split over a cluster of cta_group
+        # CTAs: the splitk handoff (remote arrivals, ld.shared::cluster from every CTA), each
+        # CTA storing its KS-th of the tokens (16-byte stores, stopping at N)
+        ks = v.cta_group
+        launch = built[v][1]["launch"]
+        assert ".target sm_90a" in ptx and not _has(ptx, r"tcgen05")
+        assert launch["cluster"] == [ks, 1, 1] and launch["ksplit"] == ks
+        assert launch["schedule"] == "splitkw" and launch["ragged_n"] is True
+        assert launch["bm"] == contract.SPLITKW_W_ROWS and launch["block"] == [384, 1, 1]
+        assert launch["ab_stages"] == contract.splitkw_stages(v.bn, ks) >= 4
+        assert launch["dynamic_smem"] <= contract.DECODE_SMEM_CAPACITY
+        assert _has(ptx, rf"wgmma\.mma_async\.sync\.aligned\.m64n{v.bn}k16\.f32\.bf16\.bf16")
+        assert not _has(ptx, r"multicast::cluster")
+        loads = len(re.findall(r"ld\.shared::cluster\.v4\.f32", ptx))
+        assert loads >= ks and loads % ks == 0, "one per cluster CTA (times the unrolling)"
+        arrivals = re.findall(r"mbarrier\.arrive\.release\.cluster\.shared::cluster", ptx)
+        assert len(arrivals) == 2 * ks, "ready and free: one remote arrival per CTA each"
+        assert _has(ptx, r"cvt\.rn\.bf16x2\.f32") and _has(ptx, r"st\.global\.v4")
+        assert not _has(ptx, r"ld\.volatile\.global")
     elif v.arch == "sm_90a":
         assert ".target sm_90a" in ptx
         assert _has(ptx, r"wgmma\.mma_async")
@@ -231,7 +252,8 @@ def test_wgmma_pipelined(report, v):
 
 
 @pytest.mark.parametrize("v", [v for v in VARIANTS if v.arch == "sm_90a" and v.mode == "none"
-                               and v.schedule in ("swapab", "splitk")], ids=lambda v: v.name)
+                               and v.schedule in ("swapab", "splitk", "splitkw")],
+                         ids=lambda v: v.name)
 def test_decode_waits_keep_uniform_addresses(report, v):
     """The mode-none decode kernels' (swapab, splitk) producers wait on their stage barriers
     through uniform registers (`SYNCS.PHASECHK... [UR..]`, the retry branched out of line).

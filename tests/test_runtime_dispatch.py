@@ -169,11 +169,21 @@ def test_fill_rule_fills_the_sms_where_the_old_default_left_half_idle():
 
 
 def test_fill_rule_applies_only_where_it_can():
-    # no wide decode kernel on sm_100a; M above the decode rows; N not a multiple of 64
+    # no wide decode kernel on sm_100a; M above the decode rows; N not a multiple of 8
     assert dispatch.choose_none_by_fill(256, 4096, "sm_100a", 148, 512) is None
     assert dispatch.choose_none_by_fill(513, 4096, "sm_90a", 132, 512) is None
     assert dispatch.choose_none_by_fill(300, 4096, "sm_90a", 132, 256) is None
-    assert dispatch.choose_none_by_fill(16, 64 * 67 + 32, "sm_90a", 132, 512) is None
+    assert dispatch.choose_none_by_fill(16, 64 * 67 + 4, "sm_90a", 132, 512) is None
+    # N a multiple of 8, not of 64 (fifteenth session): the wide decode kernels only (they
+    # reach past N), never splitk; past two token tiles the rules' tile schedule as before
+    n = 4000
+    for M in (1, 16, 64, 256, 448):
+        opt = dispatch.choose_none_by_fill(M, n, "sm_90a", 132, 512, K=8192,
+                                           cluster_slots={2: 66, 4: 30})
+        assert opt[0] == "swapab" and opt[2] in (2, 3), (M, opt)
+    # (M 256: 32 W tiles x 4 token tiles of 64, where one of 256 ran 0.45x torch.mm)
+    assert dispatch.choose_none_by_fill(256, n, "sm_90a", 132, 512) == ("swapab", 64, 2)
+    assert dispatch.choose_none_by_fill(449, n, "sm_90a", 132, 512) is None
     # N a multiple of 64, not of 128 (eighth session): the rule applies without the wide
     # kernel's 128-row W tiles (tests/test_n_multiple.py)
     assert dispatch.choose_none_by_fill(16, 64 * 67, "sm_90a", 132, 512) == ("swapab", 16, 1)

@@ -77,6 +77,13 @@ def draw_case(rng: random.Random, arch: str = "sm_90a") -> dict:
         cta_group = rng.choice(cgs) if cgs else 1
         if not cgs and not contract.decode_fits_n(N, 1, arch):
             cta_group = 2     # (N no multiple of 64: only the wide decode kernels serve it)
+    elif (pick < 0.85 and mode == "none" and arch in contract.SCHEDULE_ARCHS["splitkw"]
+          and K >= contract.splitk_min_k(min(contract.SPLITKW_CTA_GROUPS))):
+        # the wide K split (any M, any N a multiple of 8): a cluster size K allows
+        schedule = "splitkw"
+        bn = rng.choice(contract.SPLITKW_BNS)
+        cta_group = rng.choice([c for c in contract.SPLITKW_CTA_GROUPS
+                                if K >= contract.splitk_min_k(c)])
     budget = rng.choice((None, None, None, 1, 3, 7, 16))
     land = contract.land_rows(max_M)
     # the rows the op serves: past the landing rows only the tile schedule, if a width fits N

@@ -35,8 +35,8 @@ from __future__ import annotations
 
 import math
 
-from codegen.contract import (BM, BNS, COLLECTIVE_MODES, MIN_BN, SCHEDULE_ARCHS,
-                              SPLITK_CTA_GROUPS, SWAPAB_BM, SWAPAB_BNS, SWAPAB_CTA_GROUPS,
+from codegen.contract import (BM, BNS, COLLECTIVE_MODES, MIN_BN, N_MULTIPLE_NONE, SCHEDULE_ARCHS,
+                              SPLITK_CTA_GROUPS, SPLITKW_BNS, SPLITKW_CTA_GROUPS, SPLITKW_W_ROWS, SWAPAB_BM, SWAPAB_BNS, SWAPAB_CTA_GROUPS,
                               SWAPAB_EXTRA_BNS, SWAPAB_MAX_ROWS, cdiv, decode_fits_n,
                               decode_kernel_exists,
                               swapab_bns, swapab_cta_group_bns, swapab_cta_groups, swapab_w_rows,
@@ -233,6 +233,18 @@ def splitk_default(M: int, K: int, fixed_bn: int | None = None,
     return bt, max(roomy) if roomy else min(SPLITK_CTA_GROUPS)
 
 
+def splitkw_default(M: int, K: int, fixed_bn: int | None = None,
+                    fixed_cta_group: int | None = None) -> tuple[int, int]:
+    """(token tile, cluster size) of a call fixed to the splitkw schedule with nothing else to go
+    by: the smallest token tile >= M (at most the largest), and the largest cluster whose CTAs
+    each get SPLITK_MIN_K_TILES_PER_CTA k-tiles (else the smallest)."""
+    bt = swapab_token_tile(M, fixed_bn, SPLITKW_BNS)
+    if fixed_cta_group is not None:
+        return bt, fixed_cta_group
+    roomy = [c for c in SPLITKW_CTA_GROUPS if k_tiles_of(K) >= SPLITK_MIN_K_TILES_PER_CTA * c]
+    return bt, max(roomy) if roomy else min(SPLITKW_CTA_GROUPS)
+
+
 def splitk_units(M: int, N: int, bn: int, arch: str, mode: str) -> int:
     """Work items of a splitk kernel, one cluster each: a 64-row W tile, or (where the kernel
     spreads its token tiles, contract.splitk_spread) a (W tile, token tile) pair."""
@@ -250,6 +262,12 @@ def splitk_grid(N: int, sm_budget: int, ksplit: int, max_clusters: int | None = 
     if max_clusters is not None:
         clusters = min(clusters, max_clusters)
     return ksplit * max(1, clusters)
+
+
+def splitkw_units(M: int, N: int, bn: int) -> int:
+    """Work items of a splitkw kernel, one cluster each: a (128-row W tile, token tile) pair,
+    ceil(N / 128) W tiles (the last one may reach past N)."""
+    return cdiv(N, SPLITKW_W_ROWS) * cdiv(M, bn)
 
 
 def swapab_wide_units(M: int, N: int, bn: int, cta_group: int) -> int:
@@ -276,6 +294,9 @@ def launch_grid(variant, launch: dict, cluster: int, M: int, N: int, sm_budget: 
     if variant.schedule == "splitk":
         return splitk_grid(N, sm_budget, variant.cta_group, max_clusters,
                            splitk_units(M, N, variant.bn, variant.arch, variant.mode))
+    if variant.schedule == "splitkw":
+        return splitk_grid(N, sm_budget, variant.cta_group, max_clusters,
+                           splitkw_units(M, N, variant.bn))
     return grid_size(M, N, int(launch.get("bn", variant.bn)), cluster, sm_budget,
                      int(launch.get("min_grid_multiple", 1)))
 
@@ -475,6 +496,30 @@ def choose_splitk(M: int, N: int, K: int, arch: str, sm_budget: int,
     return None
 
 
+#: At an N no multiple of 64 the splitk kernels (64-row W tiles) cannot serve N, and at few W
+#: tiles over a long K the wide decode kernel leaves most SMs idle (N 1000, K 8192, M 16..256:
+#: 8 W tiles, 0.39x-0.70x torch.mm). There splitkw with clusters of 4 took its place (fifteenth
+#: session, one H200, call 4: 1.23x-1.26x the wide kernel at M 16 / 64 / 256; at N 1000 / 2888
+#: with K 2048 / 2880 it lost, 0.55x-0.90x). Its bound mirrors the splitk rule's clusters of 4
+#: (SPLITK_MIN_K_TILES[4] k-tiles, every pair in one wave), up to SPLITKW_RAGGED_MAX_M rows (at
+#: M 448 its 32 pairs took two waves: 0.70x); fitted on one shape, held out in call 5.
+SPLITKW_RAGGED_KS = 4
+SPLITKW_RAGGED_MAX_M = 256
+
+
+def choose_ragged_splitkw(M: int, N: int, K: int, arch: str, sm_budget: int,
+                          slots: dict[int, int]) -> tuple[str, int, int] | None:
+    """('splitkw', 128, 4) for a mode-none call at decode size where N is no multiple of 64 and
+    its conditions hold (SPLITKW_RAGGED_KS above), else None."""
+    ks = SPLITKW_RAGGED_KS
+    if (N % SWAPAB_BM == 0 or arch not in SCHEDULE_ARCHS["splitkw"] or ks not in slots
+            or M > SPLITKW_RAGGED_MAX_M or k_tiles_of(K) < SPLITK_MIN_K_TILES[ks]):
+        return None
+    if splitkw_units(M, N, SPLITKW_RULE_BT) > min(slots[ks], sm_budget // ks):
+        return None
+    return "splitkw", SPLITKW_RULE_BT, ks
+
+
 def fill_rule_applies(arch: str) -> bool:
     """Whether mode none on `arch` dispatches by the wave-fill rule (it needs the wide decode
     kernel: sm_90a); elsewhere the rules before it decide and splitk is never picked."""
@@ -502,7 +547,8 @@ def choose_none_by_fill(M: int, N: int, arch: str, sm_budget: int, land_rows: in
                         bns: tuple[int, ...] | None = None, K: int | None = None,
                         cluster_slots: dict[int, int] | None = None, priced: bool = True,
                         cta_groups: tuple[int, ...] | None = None, spread: bool = True,
-                        busiest: bool = True, widths: tuple[int, ...] | None = None
+                        busiest: bool = True, widths: tuple[int, ...] | None = None,
+                        splitkw_slots: dict[int, int] | None = None
                         ) -> tuple[str, int, int] | None:
     """(schedule, bn, cta_group) of a mode-none call at M <= SWAPAB_MAX_ROWS without a tuning
     table, by the wave-fill model (fill_cost), where the arch has the wide decode kernel
@@ -516,14 +562,28 @@ def choose_none_by_fill(M: int, N: int, arch: str, sm_budget: int, land_rows: in
     seventh session, for probes). `widths`: the tile widths to weigh (fill_options; probes).
     The wide kernel reaching past N only where its pairs fit one wave
     (ragged_wide_past_one_wave)."""
-    if not fill_rule_applies(arch) or M > min(SWAPAB_MAX_ROWS, land_rows) or N % SWAPAB_BM:
+    if not fill_rule_applies(arch) or M > min(SWAPAB_MAX_ROWS, land_rows) or N % N_MULTIPLE_NONE:
         return None
-    if K is not None and cluster_slots:
+    if N % SWAPAB_BM and M > SWAPAB_DEFAULT_MAX_M_TWO_TILES:
+        # (an N no multiple of 64 past two token tiles: the rules' tile schedule past N, as
+        # before the fill rule took such N in the fifteenth session; not measured against the
+        # wide decode kernels there)
+        return None
+    if K is not None and cluster_slots and decode_fits_n(N, min(SPLITK_CTA_GROUPS), arch,
+                                                         "splitk"):
         split = choose_splitk(M, N, K, arch, sm_budget, cluster_slots, spread)
         if split is not None:
             return split
+    if K is not None and splitkw_slots:
+        split = choose_ragged_splitkw(M, N, K, arch, sm_budget, splitkw_slots)
+        if split is not None:
+            return split
+    # (at an N no multiple of 64 only the wide decode kernels and the tile widths dividing N
+    # are options: fill_options weighs only kernels that serve N)
     opts = [o for o in fill_options(M, N, arch, bns, cta_groups, widths)
             if not ragged_wide_past_one_wave(o, M, N, sm_budget)]
+    if not opts:
+        return None
     choice = min(opts, key=lambda o: fill_cost(o, M, N, sm_budget, priced))
     if busiest and swapab_wide_option(choice):
         # of the wide kernels the model prices the same, one that keeps FILL_BUSY_MARGIN x as
@@ -535,6 +595,40 @@ def choose_none_by_fill(M: int, N: int, arch: str, sm_budget: int, land_rows: in
         if fill_busy(busy, M, N, sm_budget) >= FILL_BUSY_MARGIN * fill_busy(choice, M, N, sm_budget):
             return busy
     return choice
+
+
+#: The splitkw rule (choose_none_splitkw), fitted on one H200 (fifteenth session, mode none,
+#: warm weights, docs/results/2026-12-02_h200_fifteenth). Call 1 (9 shapes N 704..7168 x K
+#: 2048..14336 x M 513..4096): splitkw (clusters of 2, token tile 128) ran 0.50x-0.91x the time of
+#: the best tile-schedule width at all 15 points where its (128-row W tile, 128-token tile) pairs
+#: fit one wave of the clusters the device holds (66 of 2, 30 of 4 on an H200), and 1.16x-1.77x
+#: at all 39 where they did not: a K split pays while the tile schedule leaves half the SMs or
+#: more idle, and a second wave of clusters costs more than the split saves (per k-tile a
+#: splitkw CTA ran ~1.3x slower than a tile CTA: its loads contend for L2, no W multicast).
+#: Clusters of 4 beat clusters of 2 where their pairs fit one wave too. Call 2 held that rule (K
+#: from 32 / 64 k-tiles) out at 12 shapes x 5 M: the 21 points it moved ran 1.08x-2.93x faster
+#: than the rule before (geometric mean over all 60: 1.18x), none slower; it missed the short-K
+#: points (N 512 K 1536, N 832 K 1984: 24 / 31 k-tiles, splitkw 1.08x-1.16x there) and
+#: clusters of 4 at 40 k-tiles (N 640 K 2560, 25..30 pairs: 1.05x-1.13x over 2), so the bounds
+#: below were lowered to what both calls measured (a fit to call 2: call 3 holds them out).
+SPLITKW_MIN_K_TILES = {2: 24, 4: 40}
+SPLITKW_RULE_BT = 128
+
+
+def choose_none_splitkw(M: int, N: int, K: int, arch: str, sm_budget: int,
+                        slots: dict[int, int]) -> tuple[str, int, int] | None:
+    """('splitkw', 128, cluster size) for a mode-none call past the decode rows where every
+    (128-row W tile, 128-token tile) pair gets a cluster at once (at most the clusters of that
+    size the device holds, `slots`: op.splitkw_slots, and the SM budget allows) and K has that
+    size's SPLITK(W)_MIN_K_TILES k-tiles: the largest such cluster size; else None (the tile
+    schedule). See SPLITKW_MIN_K_TILES for the measurements."""
+    if arch not in SCHEDULE_ARCHS["splitkw"] or not slots:
+        return None
+    pairs, k_tiles = splitkw_units(M, N, SPLITKW_RULE_BT), k_tiles_of(K)
+    for ks in sorted((c for c in slots if c in SPLITKW_CTA_GROUPS), reverse=True):
+        if k_tiles >= SPLITKW_MIN_K_TILES[ks] and pairs <= min(slots[ks], sm_budget // ks):
+            return "splitkw", SPLITKW_RULE_BT, ks
+    return None
 
 
 #: The fused modes' decode default (one CTA per 64-row W tile: N / 64 CTAs) was measured at N

@@ -104,7 +104,9 @@ class GemmRsAr:
         self.manifest = pinned
         self._table = None  # the tuning table, read at first use (False: none for this shape)
         self._kernels: dict[str, LoadedKernel] = {}
-        self._slots: dict[int, int] | None = None   # splitk cluster slots, found at first use
+        # {schedule: {cluster size: clusters the device holds}} of splitk / splitkw, found at
+        # first use (_cluster_slots)
+        self._slots: dict[str, dict[int, int]] = {}
         self._descriptors = Descriptors()
         self._plans: dict[tuple[int, int], CallPlan] = {}
         self.health = RankHealth(group, self._device)
@@ -195,9 +197,10 @@ class GemmRsAr:
         table = self.tuning_table() if unfixed else None
         if table is not None:
             schedule, bn, cg = table.choice(M)
-            usable = schedule == "tile" or (M <= self.land_rows
-                                            and self.arch in contract.SCHEDULE_ARCHS[schedule])
-            if schedule == "splitk":
+            usable = (schedule == "tile"
+                      or ((schedule == "splitkw" or M <= self.land_rows)
+                          and self.arch in contract.SCHEDULE_ARCHS[schedule]))
+            if schedule in contract.KSPLIT_SCHEDULES:
                 usable = usable and self.K >= contract.splitk_min_k(cg)
             if usable and contract.choice_fits_n(self.N, schedule, bn, cg, self.arch, self.mode):
                 return schedule, bn, cg
@@ -206,7 +209,8 @@ class GemmRsAr:
             if self.mode == "none":
                 by_fill = dispatch.choose_none_by_fill(M, self.N, self.arch, self.sm_budget,
                                                        self.land_rows, K=self.K,
-                                                       cluster_slots=self.splitk_slots())
+                                                       cluster_slots=self.splitk_slots(),
+                                                       splitkw_slots=self.splitkw_slots())
             else:
                 by_fill = dispatch.choose_fused_by_fill(M, self.N, self.mode, self.arch,
                                                         self.sm_budget, self.land_rows)
@@ -214,6 +218,9 @@ class GemmRsAr:
                 return by_fill
         schedule = dispatch.choose_schedule(M, self.arch, self.land_rows, self._fixed_schedule(),
                                             self.mode)
+        if schedule == "splitkw":
+            return schedule, *dispatch.splitkw_default(M, self.K, self.fixed_bn,
+                                                       self.fixed_cta_group)
         if schedule == "splitk":
             return schedule, *dispatch.splitk_default(M, self.K, self.fixed_bn,
                                                       self.fixed_cta_group, self.arch, self.mode)
@@ -226,6 +233,11 @@ class GemmRsAr:
         ctas = self.sm_budget if self.fixed_bn is None and known else None
         bn = dispatch.choose_bn(M, self.N, self.fixed_bn, ctas=ctas, cluster=cg, mode=self.mode,
                                 arch=self._known_arch())
+        if unfixed and known and self.mode == "none":
+            split = dispatch.choose_none_splitkw(M, self.N, self.K, self.arch, self.sm_budget,
+                                                 self.splitkw_slots())
+            if split is not None:
+                return split
         return schedule, bn, cg
 
     def config(self, M: int) -> tuple[int, int]:
@@ -245,6 +257,11 @@ class GemmRsAr:
             if self.N % contract.n_multiple(arch, self.mode):
                 raise InputError(f"N = {self.N} must be a multiple of "
                                  f"{contract.n_multiple(arch, self.mode)} on {arch}")
+            fixed = self._fixed_schedule()
+            if fixed is not None and arch not in contract.SCHEDULE_ARCHS[fixed]:
+                raise InputError(f"schedule = {fixed!r} exists for "
+                                 f"{', '.join(contract.SCHEDULE_ARCHS[fixed])} only, not "
+                                 f"{arch} (device {self._device()})")
             if (self._fixed_schedule() == "tile" and self.fixed_bn is not None
                     and not contract.tile_fits_n(self.N, self.fixed_bn, arch, self.mode)):
                 # (checked without the arch at construction: another arch's tiles may reach
@@ -290,20 +307,29 @@ class GemmRsAr:
         kernels this op can load (LoadedKernel.max_active_clusters), which the wave-fill rule
         weighs; empty where it can load none (no GPU, another arch, a cache built before them,
         or a manifest without them), so the rule never picks a kernel that is not there."""
-        if self._slots is None:
+        return self._cluster_slots("splitk")
+
+    def splitkw_slots(self) -> dict[int, int]:
+        """The same for the splitkw kernels (mode none, sm_90a), which the splitkw rules weigh."""
+        return self._cluster_slots("splitkw")
+
+    def _cluster_slots(self, schedule: str) -> dict[int, int]:
+        """splitk_slots / splitkw_slots: found once per op, from the kernel of each cluster size
+        at the schedule's first token tile."""
+        if schedule not in self._slots:
             slots = {}
             if (self.mode == "none" and torch.cuda.is_available()
-                    and self.arch in contract.SCHEDULE_ARCHS["splitk"]
+                    and self.arch in contract.SCHEDULE_ARCHS[schedule]
                     and dispatch.fill_rule_applies(self.arch)):
-                for ks in contract.SPLITK_CTA_GROUPS:
-                    v = Variant(self.arch, "none", None, contract.SPLITK_BNS[0], ks, None,
-                                schedule="splitk")
+                bt = contract.schedule_bns(self.arch, "none", schedule)[0]
+                for ks in contract.schedule_cta_groups(self.arch, schedule):
+                    v = Variant(self.arch, "none", None, bt, ks, None, schedule=schedule)
                     try:
                         slots[ks] = self.kernel(v).max_active_clusters
                     except (CacheMissError, DriverError):
                         continue
-            self._slots = slots
-        return self._slots
+            self._slots[schedule] = slots
+        return self._slots[schedule]
 
     def kernel(self, variant: Variant) -> LoadedKernel:
         """The loaded kernel of `variant` (from the cache; CacheMissError names the build)."""
@@ -514,11 +540,14 @@ class GemmRsAr:
             raise InputError(f"x.shape[0] (M) = {M} exceeds {where}; for more rows leave "
                              f"schedule and bn to the dispatcher (schedule=None and a bn the tile "
                              f"schedule has, or none: it serves any M)")
-        if variant.schedule == "splitk" and self.K < contract.splitk_min_k(variant.cta_group):
-            raise InputError(f"K = {self.K} is too small for {variant.name}: the splitk schedule "
+        if (variant.schedule in contract.KSPLIT_SCHEDULES
+                and self.K < contract.splitk_min_k(variant.cta_group)):
+            raise InputError(f"K = {self.K} is too small for {variant.name}: the "
+                             f"{variant.schedule} schedule with cta_group {variant.cta_group} "
                              f"needs K >= {contract.splitk_min_k(variant.cta_group)}")
         kern = self.kernel(variant)
-        max_clusters = kern.max_active_clusters if variant.schedule == "splitk" else None
+        max_clusters = (kern.max_active_clusters
+                        if variant.schedule in contract.KSPLIT_SCHEDULES else None)
         grid = dispatch.launch_grid(variant, kern.entry.meta["launch"], kern.cluster[0], M, self.N,
                                     self.sm_budget, max_clusters)
         tensors = CallTensors(x, weight, out, M, self.N, self.K)

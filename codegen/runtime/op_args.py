@@ -43,6 +43,9 @@ def check_op_args(max_M, N, K, mode, group, *, bn, cta_group, sm_budget, transpo
             and arch not in contract.SCHEDULE_ARCHS[schedule]):
         raise InputError(f"schedule = {schedule!r} exists for "
                          f"{', '.join(contract.SCHEDULE_ARCHS[schedule])} only, not arch = {arch!r}")
+    if schedule == "splitkw" and mode != "none":
+        raise InputError(f"schedule = 'splitkw' exists for mode 'none' only, not mode = {mode!r} "
+                         f"(rs/ar: leave schedule None, or 'tile' / 'swapab' / 'splitk')")
     arch_or_any = arch if arch in contract.ARCHS else None
     if schedule is not None:
         bns = contract.schedule_bns(arch_or_any, mode, schedule)
@@ -72,12 +75,14 @@ def check_op_args(max_M, N, K, mode, group, *, bn, cta_group, sm_budget, transpo
         if bn is not None and bn not in cg_bns:
             raise InputError(f"bn = {bn!r}: the swapab kernels with cta_group {cta_group} have "
                              f"token tiles {list(cg_bns)} only")
-    if schedule == "splitk":
-        cg = cta_group if cta_group is not None else min(contract.SPLITK_CTA_GROUPS)
+    if schedule in contract.KSPLIT_SCHEDULES:
+        cg = cta_group if cta_group is not None else min(contract.schedule_cta_groups(
+            arch_or_any, schedule))
         if K < contract.splitk_min_k(cg):
-            raise InputError(f"K = {K} is too small for the splitk schedule with cta_group {cg}: "
-                             f"it needs K >= {contract.splitk_min_k(cg)} (one k-tile of "
-                             f"{contract.BK} per CTA of the cluster); use schedule 'swapab'")
+            other = "'swapab'" if schedule == "splitk" else "'tile'"
+            raise InputError(f"K = {K} is too small for the {schedule} schedule with cta_group "
+                             f"{cg}: it needs K >= {contract.splitk_min_k(cg)} (one k-tile of "
+                             f"{contract.BK} per CTA of the cluster); use schedule {other}")
     multiple = contract.n_multiple(arch, mode)
     if N % multiple:
         where = (" on sm_100a" if arch == "sm_100a" else

@@ -32,7 +32,7 @@ from codegen.entry_format import FormatError, read_json, write_atomic
 FORMAT = 1
 MAX_TABLE_BYTES = 1 << 20
 #: Kernel schedules (the variant spec's axis, from the contract): "tile" tiles N by `bn`;
-#: "swapab" and "splitk" are the small-M schedules whose `bn` is the token tile (per arch, mode
+#: "swapab", "splitk" and "splitkw" are the schedules whose `bn` is the token tile (per arch, mode
 #: and schedule: contract.schedule_bns).
 SCHEDULES = contract.SCHEDULES
 CTA_GROUPS = contract.CTA_GROUPS
@@ -68,10 +68,14 @@ def candidates(M: int, N: int, arch: str = "sm_90a", mode: str = "rs",
     the contract's SWAPAB_MAX_ROWS) at every token tile of the (arch, mode) kernels from the one
     that covers M in one tile down to M / MAX_TOKEN_TILES, with each of its CTA groups; given K,
     also the splitk schedule (where the arch has it) at its token tiles in the same range and
-    each cluster size that K allows (contract.splitk_min_k)."""
+    each cluster size that K allows (contract.splitk_min_k), and at every M the splitkw schedule
+    (mode none where the arch has it) at each token tile and cluster size K allows."""
     from .dispatch import tile_widths, token_tile_span
 
     out = [("tile", bn, cg) for bn in tile_widths(N, arch, mode) for cg in CTA_GROUPS]
+    if K is not None:   # splitkw (mode none, sm_90a) at every M: each token tile and cluster size
+        out += [("splitkw", bt, cg) for bt in contract.splitkw_bns(arch, mode)
+                for cg in contract.SPLITKW_CTA_GROUPS if K >= contract.splitk_min_k(cg)]
     if M > contract.SWAPAB_MAX_ROWS:
         return out
     # (each decode kernel only where its W tiles serve N, contract.decode_fits_n: at an N no

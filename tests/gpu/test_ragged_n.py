@@ -9,7 +9,7 @@ fourteenth); a fixed decode schedule past its rows is refused before any launch.
 import pytest
 import torch
 
-from codegen.runtime import GemmRsAr, InputError, VirtualGroup
+from codegen.runtime import GemmRsAr, InputError, VirtualGroup, dispatch
 from gpu_common import (ISSUE9_MS, assert_guards, check_first_output_survives,
                         check_graph_replays, check_none, check_none_graph, check_outputs, fresh,
                         rank_inputs, requires_gpu, run_poisoned)
@@ -123,13 +123,18 @@ def test_none_tile_past_n(bn, cg):
 @requires_gpu
 def test_none_tile_past_n_dispatched():
     """N 704 / 4544 / 1088 through the dispatcher past the decode rows (before: refused past 512
-    rows): the tile schedule at every M, the decode picks below unchanged."""
+    rows): the tile schedule at every M, or splitkw where its rule says (fifteenth session: at
+    N 704 / 1088 while its pairs fit one wave), the decode picks below unchanged."""
     K = 2048
     for N in (704, 4544, 1088):
         op = GemmRsAr(8192, N, K, "none")
         for M in (256, 512, 513, 1024, 3000, 8192):
             check_none(op, M, N, K, f"none N={N} M={M} dispatched")
-            assert (op.last_launch[0]["schedule"] == "tile") == (M > 512), op.last_launch[0]
+            split = dispatch.choose_none_splitkw(M, N, K, op.arch, op.sm_budget,
+                                                 op.splitkw_slots())
+            want = "tile" if split is None else "splitkw"
+            assert (op.last_launch[0]["schedule"] == want) == (M > 512), op.last_launch[0]
+            assert split is None or N < 4544
 
 
 @pytest.mark.gpu

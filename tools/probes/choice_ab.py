@@ -16,7 +16,9 @@ decode rows the BN rule before the eleventh session's widths 160 / 192), `fillk-
 fill rule over BNS), `fillk-noragged` (the op's fill rule without mode none's wide kernel
 past N: before the twelfth session), `fill-x80.96.112` (the fill
 rule without those token tiles), `cands` (every candidate of
-the tuning sweep at M, tuning.candidates), `splitk-c2` / `splitk-c4` (the splitk schedule
+the tuning sweep at M, tuning.candidates), `nosplitkw` (the op's rule without a table before
+the splitkw schedule, fifteenth session), `nofill` (the same without the fill rule: what an N
+no multiple of 64 got before the fifteenth session), `splitk-c2` / `splitk-c4` (the splitk schedule
 at M's token tile, dispatch.splitk_default, with that cluster size), or a fixed choice written
 `swapab64c2`, `swapab112c3`, `tile224c1`, `splitk32c4`. Every path's output is checked against an fp32 reference first (output poisoned
 with NaN; tolerance MAX_RELERR). `--both-regimes` times every path with an L2-resident weight
@@ -43,7 +45,7 @@ from arg_types import ints, shapes  # noqa: E402  (tools/ is on sys.path)
 from codegen import contract  # noqa: E402
 from codegen.runtime import dispatch  # noqa: E402
 
-_FIXED = re.compile(r"^(tile|swapab|splitk)(\d+)c([1-4])$")
+_FIXED = re.compile(r"^(tile|swapab|splitkw|splitk)(\d+)c([1-4])$")
 _SPLITK = re.compile(r"^splitk-c([24])$")
 #: Largest relative error (baselines.relerr against fp32) a path may show before it is reported
 #: wrong (stricter than the benchmarks' baselines.MAX_RELERR).
@@ -101,9 +103,24 @@ def resolve(rule: str, M: int, N: int, arch: str, sm_budget: int, land_rows: int
         drop = {int(v) for v in rule[len("fill-x"):].split(".") if v.isdigit()}
         bns = tuple(b for b in contract.swapab_bns(arch, "none") if b not in drop)
         return dispatch.choose_none_by_fill(M, N, arch, sm_budget, land_rows, bns)
+    if rule in ("nosplitkw", "nofill"):
+        # nosplitkw: the op's rule without a table before splitkw (fifteenth session); nofill:
+        # the same without the fill rule (before the fifteenth session at an N no multiple of
+        # 64, where the fill rule did not apply)
+        fill = (resolve("fillk", M, N, arch, sm_budget, land_rows, K, slots)
+                if rule == "nosplitkw" else None)
+        if fill is not None:
+            return fill
+        schedule = dispatch.choose_schedule(M, arch, land_rows, None, "none")
+        if schedule == "swapab":
+            return (schedule, dispatch.swapab_default_token_tile(M, "none", None, arch),
+                    dispatch.swapab_cta_group(None, M, "none", arch, N))
+        cg = dispatch.choose_cta_group(M)
+        return "tile", dispatch.choose_bn(M, N, None, sm_budget, cg, "none", arch), cg
     if rule == "dispatch":
         return None
-    raise ValueError(f"unknown rule '{rule}': dispatch, fill, fillk, fillk-bns, fillk-noragged, "
+    raise ValueError(f"unknown rule '{rule}': dispatch, nosplitkw, nofill, fill, fillk, fillk-bns, "
+                     "fillk-noragged, "
                      "fillk-nospread, "
                      "fillk-first, fill-flat, "
                      "fill-cg12, fill-x<tiles>, rules, "

@@ -1,0 +1,164 @@
+"""The splitkw schedule on the CPU (mode none, sm_90a: 128-row W tiles, K split over a cluster,
+any M): its variant names, argument checks, grid, the rule that takes it past the decode rows,
+tuning rows and candidates, and that an op that cannot load its kernels never picks it."""
+import pytest
+
+from codegen import contract
+from codegen.render import render, template_context
+from codegen.runtime import GemmRsAr, InputError, dispatch
+from codegen.runtime.tuning import candidates
+from codegen.spec import SpecError, Variant, deployment_matrix
+
+SLOTS = {2: 66, 4: 30}   # clusters an H200 holds at once (the splitk kernels'; same smem class)
+
+
+def test_names_and_contract():
+    v = Variant("sm_90a", "none", None, 128, 4, None, schedule="splitkw")
+    assert v.name == "gemm_none_sm90a_splitkw_bn128_cg4_bf16"
+    assert Variant.parse(v.name) == v and v.template_name == "sm90_swapab.py.j2"
+    # splitk still parses as splitk (the alternation must not stop at its prefix)
+    k = Variant("sm_90a", "none", None, 128, 4, None, schedule="splitk")
+    assert Variant.parse(k.name) == k
+    assert (contract.kernel_params("sm_90a", "none", "splitkw")
+            == contract.kernel_params("sm_90a", "none", "swapab"))
+    with pytest.raises(SpecError, match="mode 'none' only"):
+        Variant("sm_90a", "rs", "unicast", 128, 2, 2, schedule="splitkw")
+    with pytest.raises(SpecError, match="sm_90a"):
+        Variant("sm_100a", "none", None, 128, 2, None, schedule="splitkw")
+    with pytest.raises(SpecError, match="cta_group=1"):
+        Variant("sm_90a", "none", None, 128, 1, None, schedule="splitkw")
+    with pytest.raises(SpecError, match="bn=256"):
+        Variant("sm_90a", "none", None, 256, 2, None, schedule="splitkw")
+    assert not contract.decode_schedule("splitkw")   # no landing rows: any M
+    assert contract.ksplit("splitkw", 4) == 4 and contract.ksplit("swapab", 2) == 1
+    assert contract.variant_ragged_n("splitkw", 2, "sm_90a", "none")
+    assert contract.choice_fits_n(4000, "splitkw", 128, 2, "sm_90a", "none")
+    assert not contract.choice_fits_n(4004, "splitkw", 128, 2, "sm_90a", "none")
+
+
+def test_deployment_matrix_builds_it_for_mode_none_on_sm_90a_only():
+    kw = [v for v in deployment_matrix(8) if v.schedule == "splitkw"]
+    assert {(v.arch, v.mode) for v in kw} == {("sm_90a", "none")}
+    assert {(v.bn, v.cta_group) for v in kw} == {(bt, cg) for bt in contract.SPLITKW_BNS
+                                                 for cg in contract.SPLITKW_CTA_GROUPS}
+
+
+@pytest.mark.parametrize("bt,ks", [(bt, ks) for bt in contract.SPLITKW_BNS
+                                   for ks in contract.SPLITKW_CTA_GROUPS])
+def test_rendered_kernel(bt, ks):
+    """Two MMA warpgroups over the 128 W rows, a cluster of ks, sT holding the KS-th of the
+    tokens each CTA stores, one epilogue pass, the stages the contract prices."""
+    v = Variant("sm_90a", "none", None, bt, ks, None, schedule="splitkw")
+    ctx = template_context(v)
+    assert ctx["wide"] and ctx["w_groups"] == 2 and ctx["ksplit"] == ks
+    assert ctx["splitk_spread"] and ctx["ragged_n"] and ctx["epi_passes"] == 1
+    assert ctx["epi_tokens"] == bt // ks
+    src = render(v).source
+    assert "BMW = 2 * SWAPAB_BM" in src and f"KS = {ks}" in src
+    assert f"EPI_TOK = {bt // ks}" in src and "splitkw_stages(BT, KS)" in src
+    assert contract.splitkw_stages(bt, ks) >= 4
+
+
+@pytest.mark.parametrize("kw, K, words", [
+    (dict(schedule="splitkw", cta_group=4), 192, ["K = 192", "K >= 256", "'tile'"]),
+    (dict(schedule="splitkw"), 64, ["K = 64", "K >= 128"]),
+    (dict(schedule="splitkw", cta_group=1), 4096, ["cta_group = 1", "[2, 4]"]),
+    (dict(schedule="splitkw", bn=256), 4096, ["bn = 256", "(128,)"]),
+    (dict(schedule="splitkw", mode="rs"), 4096, ["mode 'none' only", "'rs'"]),
+    (dict(schedule="splitkw", arch="sm_100a"), 4096, ["sm_90a only", "sm_100a"]),
+])
+def test_bad_splitkw_arguments_are_refused(kw, K, words):
+    kw = {"arch": "sm_90a", "mode": "none", **kw}
+    with pytest.raises(InputError) as e:
+        GemmRsAr(64, 2048, K, **kw)
+    for w in words:
+        assert w in str(e.value)
+
+
+def test_grid_a_cluster_per_pair_within_what_the_device_holds():
+    v = Variant("sm_90a", "none", None, 128, 4, None, schedule="splitkw")
+    # N 704: 6 W tiles (the last past N) x 8 token tiles at M 1024 = 48 pairs
+    assert dispatch.splitkw_units(1024, 704, 128) == 48
+    assert dispatch.launch_grid(v, {}, 4, 1024, 704, 132) == 4 * 33
+    assert dispatch.launch_grid(v, {}, 4, 1024, 704, 132, max_clusters=30) == 4 * 30
+    assert dispatch.launch_grid(v, {}, 4, 513, 704, 132) == 4 * 30    # 6 x 5 pairs
+    assert dispatch.launch_grid(v, {}, 4, 1, 8, 132) == 4             # one pair
+    assert dispatch.launch_grid(v, {}, 4, 1024, 704, 3) == 4          # at least one cluster
+
+
+def test_rule_takes_it_while_its_pairs_fit_one_wave():
+    """The measured pattern (dispatch.SPLITKW_MIN_K_TILES): splitkw won at all 15 points whose
+    pairs fit one wave of clusters and lost at all 39 where they did not."""
+    budget = 132
+    rule = dispatch.choose_none_splitkw
+    # N 704, K 8192: 30 pairs at M 513 (clusters of 4: the device holds 30), 48 at M 1024
+    assert rule(513, 704, 8192, "sm_90a", budget, SLOTS) == ("splitkw", 128, 4)
+    assert rule(768, 704, 8192, "sm_90a", budget, SLOTS) == ("splitkw", 128, 2)
+    assert rule(1024, 704, 8192, "sm_90a", budget, SLOTS) == ("splitkw", 128, 2)
+    # ...96 pairs at M 1536..2048, N 2048 / 4544 / 7168 at M 513: more than a wave
+    assert rule(1536, 704, 8192, "sm_90a", budget, SLOTS) is None
+    for N in (2048, 4544, 7168):
+        assert rule(513, N, 8192, "sm_90a", budget, SLOTS) is None
+    # K: clusters of 2 from 24 k-tiles (N 512, K 1536 measured 1.08x-1.14x), of 4 from 40
+    # (N 640, K 2560: 1.05x-1.13x over clusters of 2)
+    assert rule(513, 512, 1536, "sm_90a", budget, SLOTS) == ("splitkw", 128, 2)
+    assert rule(513, 512, 1472, "sm_90a", budget, SLOTS) is None
+    assert rule(520, 640, 2496, "sm_90a", budget, SLOTS) == ("splitkw", 128, 2)
+    assert rule(520, 640, 2560, "sm_90a", budget, SLOTS) == ("splitkw", 128, 4)
+    # a budget: clusters that fit it, at most
+    assert rule(1024, 704, 8192, "sm_90a", 80, SLOTS) is None      # 48 pairs > 40 clusters
+    assert rule(513, 704, 8192, "sm_90a", 100, SLOTS) == ("splitkw", 128, 2)   # 30 > 25
+    # nothing loadable, another arch: no splitkw
+    assert rule(1024, 704, 8192, "sm_90a", budget, {}) is None
+    assert rule(1024, 704, 8192, "sm_100a", budget, SLOTS) is None
+    assert rule(513, 704, 8192, "sm_90a", budget, {2: 66}) == ("splitkw", 128, 2)
+
+
+def test_ragged_decode_rule():
+    """At an N no multiple of 64 (no splitk kernel serves it) and decode sizes: clusters of 4
+    while the pairs fit one wave, K at least 64 k-tiles, M up to 256."""
+    rule = dispatch.choose_ragged_splitkw
+    for M in (1, 16, 64, 256):
+        assert rule(M, 1000, 8192, "sm_90a", 132, SLOTS) == ("splitkw", 128, 4)
+    assert rule(257, 1000, 8192, "sm_90a", 132, SLOTS) is None      # past SPLITKW_RAGGED_MAX_M
+    assert rule(16, 1000, 4032, "sm_90a", 132, SLOTS) is None       # 63 k-tiles
+    assert rule(16, 1024, 8192, "sm_90a", 132, SLOTS) is None       # splitk serves N
+    assert rule(200, 4000, 8192, "sm_90a", 132, SLOTS) is None      # 64 pairs: two waves
+    assert rule(16, 1000, 8192, "sm_90a", 132, {2: 66}) is None     # no clusters of 4
+    assert rule(16, 1000, 8192, "sm_90a", 7, SLOTS) is None         # one cluster: 8 pairs
+    # the fill rule takes it first, the wide decode kernels otherwise
+    fill = dispatch.choose_none_by_fill
+    assert fill(64, 1000, "sm_90a", 132, 512, K=8192, cluster_slots=SLOTS,
+                splitkw_slots=SLOTS) == ("splitkw", 128, 4)
+    assert fill(64, 1000, "sm_90a", 132, 512, K=8192, cluster_slots=SLOTS)[0] == "swapab"
+
+
+def test_op_picks_it_only_where_it_can_load_it():
+    op = GemmRsAr(4096, 704, 8192, "none", arch="sm_90a", sm_budget=132)
+    assert op.splitkw_slots() == {}   # no GPU: nothing loadable, the tile schedule
+    assert op.choice(1000)[0] == "tile"
+    op._slots["splitkw"] = dict(SLOTS)
+    assert op.choice(1000) == ("splitkw", 128, 2)
+    assert op.choice(256)[0] != "splitkw"    # the decode rows keep their rule
+    assert op.choice(4096)[0] == "tile"      # 192 pairs
+    fixed = GemmRsAr(4096, 704, 8192, "none", arch="sm_90a", sm_budget=132, schedule="tile")
+    fixed._slots["splitkw"] = dict(SLOTS)
+    assert fixed.choice(1000)[0] == "tile"
+    # fixed to splitkw: every M, its token tile and the cluster size K feeds
+    kw = GemmRsAr(4096, 704, 8192, "none", arch="sm_90a", sm_budget=132, schedule="splitkw")
+    assert kw.max_served_m == 4096
+    assert kw.choice(1) == ("splitkw", 128, 4) and kw.choice(4096) == ("splitkw", 128, 4)
+    assert GemmRsAr(64, 704, 1024, "none", arch="sm_90a",
+                    schedule="splitkw").choice(64) == ("splitkw", 128, 2)
+
+
+def test_tuning_candidates_include_it_at_every_m():
+    for M in (16, 512, 513, 4096):
+        got = [c for c in candidates(M, 704, "sm_90a", "none", K=8192) if c[0] == "splitkw"]
+        assert sorted(got) == sorted(("splitkw", bt, cg) for bt in contract.SPLITKW_BNS
+                                     for cg in contract.SPLITKW_CTA_GROUPS)
+    assert not [c for c in candidates(1024, 704, "sm_90a", "none", K=192) if c[2] == 4
+                and c[0] == "splitkw"]
+    assert not [c for c in candidates(1024, 704, "sm_90a", "rs", K=8192) if c[0] == "splitkw"]
+    assert not [c for c in candidates(1024, 768, "sm_100a", "none", K=8192)
+                if c[0] == "splitkw"]
