@@ -255,7 +255,7 @@ def test_wgmma_pipelined(report, v):
                                and v.schedule in ("swapab", "splitk", "splitkw")],
                          ids=lambda v: v.name)
 def test_decode_waits_keep_uniform_addresses(report, v):
-    """The mode-none decode kernels' (swapab, splitk) producers wait on their stage barriers
+    """The mode-none decode kernels' (swapab, splitk; and splitkw) producers wait on their stage barriers
     through uniform registers (`SYNCS.PHASECHK... [UR..]`, the retry branched out of line).
     From the ragged-K commit until 2026-12-01 (tenth session) the k-tile count was written
     (K + BK - 1) // BK and ptxas addressed every wait of the swapab kernels through per-thread

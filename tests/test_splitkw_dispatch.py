@@ -162,3 +162,32 @@ def test_tuning_candidates_include_it_at_every_m():
     assert not [c for c in candidates(1024, 704, "sm_90a", "rs", K=8192) if c[0] == "splitkw"]
     assert not [c for c in candidates(1024, 768, "sm_100a", "none", K=8192)
                 if c[0] == "splitkw"]
+
+
+def test_tuning_tables_name_it_at_any_m(tmp_path):
+    """A measured table may name splitkw at any M (no landing rows); a table for a K its cluster
+    cannot feed falls back to the rules; rs/ar and sm_100a tables naming it are refused."""
+    from codegen.runtime.tuning import TuningError, find_table, table_path, write_table
+
+    rows = [{"M": m, "schedule": "splitkw", "bn": 128, "cta_group": 4, "fused_us": 9.0,
+             "best_unfused_us": 10.0, "best_unfused": "torch.mm"} for m in (600, 4096)]
+    write_table(table_path(tmp_path, "sm_90a", "none", 1, 704, 8192), arch="sm_90a",
+                mode="none", tp=1, N=704, K=8192, rows=rows)
+    op = GemmRsAr(4096, 704, 8192, "none", arch="sm_90a", sm_budget=132, cache_dir=tmp_path)
+    assert op.land_rows == 512
+    assert op.choice(600) == ("splitkw", 128, 4) and op.choice(4096) == ("splitkw", 128, 4)
+    # a table for K 192 naming clusters of 4 (one k-tile per CTA needs K >= 256): the rules
+    write_table(table_path(tmp_path, "sm_90a", "none", 1, 704, 192), arch="sm_90a",
+                mode="none", tp=1, N=704, K=192, rows=rows)
+    short = GemmRsAr(4096, 704, 192, "none", arch="sm_90a", sm_budget=132, cache_dir=tmp_path)
+    assert short.choice(4096)[0] == "tile"
+    for arch, mode, tp in (("sm_100a", "none", 1), ("sm_90a", "rs", 2)):
+        with pytest.raises(TuningError, match="splitkw"):
+            write_table(table_path(tmp_path, arch, mode, tp, 768, 8192), arch=arch, mode=mode,
+                        tp=tp, N=768, K=8192, rows=rows)
+    assert find_table(tmp_path, "sm_100a", "none", 1, 768, 8192) is None
+
+
+def test_an_op_fixed_to_splitkw_serves_every_row_before_the_arch_is_known():
+    op = GemmRsAr(4096, 4000, 1024, "none", schedule="splitkw", device="cpu")
+    assert op.max_served_m == 4096

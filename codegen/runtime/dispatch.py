@@ -30,6 +30,12 @@
 - rs/ar at decode sizes where one CTA per 64-row W tile leaves SMs idle (N / 64 < 75% of the
   budget), nothing fixed and no table: the same model weighs the mode's wide decode kernels
   against that default (choose_fused_by_fill).
+- mode none where the tile schedule would run (past the decode rows; at an N no multiple of 64
+  from M 449), nothing fixed and no table: the splitkw schedule where every (128-row W tile,
+  128-token tile) pair gets a cluster at once and K is long enough (choose_none_splitkw;
+  fifteenth session). At an N no multiple of 64 the wave-fill rule weighs the wide decode
+  kernels up to M 448 (before: one token tile of M's size), and takes splitkw with clusters of 4
+  first where few W tiles meet a long K (choose_ragged_splitkw).
 """
 from __future__ import annotations
 
@@ -502,7 +508,9 @@ def choose_splitk(M: int, N: int, K: int, arch: str, sm_budget: int,
 #: session, one H200, call 4: 1.23x-1.26x the wide kernel at M 16 / 64 / 256; at N 1000 / 2888
 #: with K 2048 / 2880 it lost, 0.55x-0.90x). Its bound mirrors the splitk rule's clusters of 4
 #: (SPLITK_MIN_K_TILES[4] k-tiles, every pair in one wave), up to SPLITKW_RAGGED_MAX_M rows (at
-#: M 448 its 32 pairs took two waves: 0.70x); fitted on one shape, held out in call 5.
+#: M 448 its 32 pairs took two waves: 0.70x); fitted on one shape, held out in call 5 (N 600..3000:
+#: 1.01x-1.64x at the 21 points it took, none slower). Not measured below N 600 (N 8..56: one W
+#: tile of mostly zero rows, where a cluster of 4 still beats the one CTA the wide kernel has).
 SPLITKW_RAGGED_KS = 4
 SPLITKW_RAGGED_MAX_M = 256
 
@@ -561,7 +569,10 @@ def choose_none_by_fill(M: int, N: int, arch: str, sm_budget: int, land_rows: in
     the most SMs busy (fill_busy; `busiest` False: the first of fill_options, as before the
     seventh session, for probes). `widths`: the tile widths to weigh (fill_options; probes).
     The wide kernel reaching past N only where its pairs fit one wave
-    (ragged_wide_past_one_wave)."""
+    (ragged_wide_past_one_wave). At an N no multiple of 64 (fifteenth session) only up to M =
+    SWAPAB_DEFAULT_MAX_M_TWO_TILES, over the kernels that serve such N (the wide decode kernels,
+    tile widths dividing N; never splitk), and given `splitkw_slots` (op.splitkw_slots) the
+    splitkw choice of choose_ragged_splitkw first where it has one."""
     if not fill_rule_applies(arch) or M > min(SWAPAB_MAX_ROWS, land_rows) or N % N_MULTIPLE_NONE:
         return None
     if N % SWAPAB_BM and M > SWAPAB_DEFAULT_MAX_M_TWO_TILES:
@@ -617,7 +628,8 @@ SPLITKW_RULE_BT = 128
 
 def choose_none_splitkw(M: int, N: int, K: int, arch: str, sm_budget: int,
                         slots: dict[int, int]) -> tuple[str, int, int] | None:
-    """('splitkw', 128, cluster size) for a mode-none call past the decode rows where every
+    """('splitkw', 128, cluster size) for a mode-none call the tile schedule would take (past
+    the decode rows; at an N no multiple of 64 from M 449) where every
     (128-row W tile, 128-token tile) pair gets a cluster at once (at most the clusters of that
     size the device holds, `slots`: op.splitkw_slots, and the SM budget allows) and K has that
     size's SPLITK(W)_MIN_K_TILES k-tiles: the largest such cluster size; else None (the tile

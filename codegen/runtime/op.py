@@ -159,11 +159,14 @@ class GemmRsAr:
 
     @property
     def max_served_m(self) -> int:
-        """The most rows a call may have: max_M, or where the tile schedule cannot serve N (no
+        """The most rows a call may have: max_M (always for an op fixed to splitkw), or where the
+        tile schedule cannot serve N (no
         width divides it and its last N tile cannot reach past N, contract.tile_widths: only
         while the arch is not known yet, since sm_90a reaches past N and sm_100a takes N % 128
         == 0), or where the op's schedule is fixed to a decode one, only what the decode
         schedules serve (the landing rows, at most contract.SWAPAB_MAX_ROWS)."""
+        if self._fixed_schedule() == "splitkw":   # (any M, any N a multiple of 8)
+            return self.max_M
         if contract.tile_widths(self.N, self._known_arch(), self.mode) and not self._fixed_decode():
             return self.max_M
         return min(self.max_M, self.land_rows, contract.SWAPAB_MAX_ROWS)

@@ -63,15 +63,6 @@ def test_none_splitkw_graph_replay(cg):
 
 @pytest.mark.gpu
 @requires_gpu
-def test_splitkw_refused_where_it_does_not_exist():
-    with pytest.raises(InputError, match="mode 'none' only"):
-        GemmRsAr(64, 2048, 1024, "rs", object(), schedule="splitkw")
-    with pytest.raises(InputError, match="too small for the splitkw"):
-        GemmRsAr(64, 2048, 128, "none", schedule="splitkw", cta_group=4)
-
-
-@pytest.mark.gpu
-@requires_gpu
 def test_none_dispatch_takes_splitkw_where_the_rule_says():
     """Without a table, mode none past the decode rows at N 704, K 8192 (30..48 tiles of the
     tile schedule on 132 SMs, 128 k-tiles each) dispatches splitkw while its pairs fit one wave
