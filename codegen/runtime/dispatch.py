@@ -42,9 +42,9 @@ from __future__ import annotations
 import math
 
 from codegen.contract import (BM, BNS, COLLECTIVE_MODES, MIN_BN, N_MULTIPLE_NONE, SCHEDULE_ARCHS,
-                              SPLITK_CTA_GROUPS, SPLITKW_BNS, SPLITKW_CTA_GROUPS, SPLITKW_W_ROWS, SWAPAB_BM, SWAPAB_BNS, SWAPAB_CTA_GROUPS,
+                              SPLITK_CTA_GROUPS, SPLITKW_CTA_GROUPS, SPLITKW_W_ROWS, SWAPAB_BM, SWAPAB_BNS, SWAPAB_CTA_GROUPS,
                               SWAPAB_EXTRA_BNS, SWAPAB_MAX_ROWS, cdiv, decode_fits_n,
-                              decode_kernel_exists,
+                              decode_kernel_exists, schedule_bns, schedule_cta_groups,
                               swapab_bns, swapab_cta_group_bns, swapab_cta_groups, swapab_w_rows,
                               splitk_bns, splitk_spread, swapab_wide, tile_widths)
 from codegen.contract import k_tiles as k_tiles_of
@@ -226,29 +226,19 @@ SPLITK_MIN_K_TILES_PER_CTA = 16
 
 def splitk_default(M: int, K: int, fixed_bn: int | None = None,
                    fixed_cta_group: int | None = None, arch: str = "sm_90a",
-                   mode: str = "none") -> tuple[int, int]:
-    """(token tile, cta_group) of a splitk call with nothing else to go by: the smallest token
-    tile >= M of the (arch, mode) splitk kernels (at most 128, or 192 for mode none on sm_90a:
-    more rows loop over tiles of the largest), and the largest cluster whose CTAs each get
-    SPLITK_MIN_K_TILES_PER_CTA k-tiles (else the smallest that fits K)."""
-    bt = swapab_token_tile(M, fixed_bn, splitk_bns(arch, mode))
+                   mode: str = "none", schedule: str = "splitk") -> tuple[int, int]:
+    """(token tile, cta_group) of a splitk (or, `schedule` 'splitkw', splitkw) call with nothing
+    else to go by: the smallest token tile >= M of the (arch, mode) kernels of the schedule
+    (splitk: at most 128, or 192 for mode none on sm_90a; splitkw: 128; more rows loop over tiles
+    of the largest), and the largest cluster whose CTAs each get SPLITK_MIN_K_TILES_PER_CTA
+    k-tiles (else the smallest that fits K)."""
+    bt = swapab_token_tile(M, fixed_bn, schedule_bns(arch, mode, schedule))
     if fixed_cta_group is not None:
         return bt, fixed_cta_group
     k_tiles = k_tiles_of(K)
-    roomy = [c for c in SPLITK_CTA_GROUPS if k_tiles >= SPLITK_MIN_K_TILES_PER_CTA * c]
-    return bt, max(roomy) if roomy else min(SPLITK_CTA_GROUPS)
-
-
-def splitkw_default(M: int, K: int, fixed_bn: int | None = None,
-                    fixed_cta_group: int | None = None) -> tuple[int, int]:
-    """(token tile, cluster size) of a call fixed to the splitkw schedule with nothing else to go
-    by: the smallest token tile >= M (at most the largest), and the largest cluster whose CTAs
-    each get SPLITK_MIN_K_TILES_PER_CTA k-tiles (else the smallest)."""
-    bt = swapab_token_tile(M, fixed_bn, SPLITKW_BNS)
-    if fixed_cta_group is not None:
-        return bt, fixed_cta_group
-    roomy = [c for c in SPLITKW_CTA_GROUPS if k_tiles_of(K) >= SPLITK_MIN_K_TILES_PER_CTA * c]
-    return bt, max(roomy) if roomy else min(SPLITKW_CTA_GROUPS)
+    cgs = schedule_cta_groups(arch, schedule)
+    roomy = [c for c in cgs if k_tiles >= SPLITK_MIN_K_TILES_PER_CTA * c]
+    return bt, max(roomy) if roomy else min(cgs)
 
 
 def splitk_units(M: int, N: int, bn: int, arch: str, mode: str) -> int:
@@ -272,8 +262,8 @@ def splitk_grid(N: int, sm_budget: int, ksplit: int, max_clusters: int | None = 
 
 def splitkw_units(M: int, N: int, bn: int) -> int:
     """Work items of a splitkw kernel, one cluster each: a (128-row W tile, token tile) pair,
-    ceil(N / 128) W tiles (the last one may reach past N)."""
-    return cdiv(N, SPLITKW_W_ROWS) * cdiv(M, bn)
+    ceil(N / 128) W tiles (the last one may reach past N): the wide decode kernel's pairs."""
+    return swapab_wide_units(M, N, bn, SPLITKW_W_ROWS // SWAPAB_BM)
 
 
 def swapab_wide_units(M: int, N: int, bn: int, cta_group: int) -> int:
@@ -515,6 +505,13 @@ SPLITKW_RAGGED_KS = 4
 SPLITKW_RAGGED_MAX_M = 256
 
 
+def splitkw_one_wave(M: int, N: int, ks: int, sm_budget: int, slots: dict[int, int]) -> bool:
+    """Whether every (128-row W tile, SPLITKW_RULE_BT-token tile) pair of a splitkw call gets a
+    cluster of `ks` at once: at most the clusters the device holds (`slots`) and the SM budget
+    allows (both splitkw rules take it only then)."""
+    return splitkw_units(M, N, SPLITKW_RULE_BT) <= min(slots[ks], sm_budget // ks)
+
+
 def choose_ragged_splitkw(M: int, N: int, K: int, arch: str, sm_budget: int,
                           slots: dict[int, int]) -> tuple[str, int, int] | None:
     """('splitkw', 128, 4) for a mode-none call at decode size where N is no multiple of 64 and
@@ -523,9 +520,7 @@ def choose_ragged_splitkw(M: int, N: int, K: int, arch: str, sm_budget: int,
     if (N % SWAPAB_BM == 0 or arch not in SCHEDULE_ARCHS["splitkw"] or ks not in slots
             or M > SPLITKW_RAGGED_MAX_M or k_tiles_of(K) < SPLITK_MIN_K_TILES[ks]):
         return None
-    if splitkw_units(M, N, SPLITKW_RULE_BT) > min(slots[ks], sm_budget // ks):
-        return None
-    return "splitkw", SPLITKW_RULE_BT, ks
+    return ("splitkw", SPLITKW_RULE_BT, ks) if splitkw_one_wave(M, N, ks, sm_budget, slots) else None
 
 
 def fill_rule_applies(arch: str) -> bool:
@@ -636,9 +631,9 @@ def choose_none_splitkw(M: int, N: int, K: int, arch: str, sm_budget: int,
     schedule). See SPLITKW_MIN_K_TILES for the measurements."""
     if arch not in SCHEDULE_ARCHS["splitkw"] or not slots:
         return None
-    pairs, k_tiles = splitkw_units(M, N, SPLITKW_RULE_BT), k_tiles_of(K)
     for ks in sorted((c for c in slots if c in SPLITKW_CTA_GROUPS), reverse=True):
-        if k_tiles >= SPLITKW_MIN_K_TILES[ks] and pairs <= min(slots[ks], sm_budget // ks):
+        if (k_tiles_of(K) >= SPLITKW_MIN_K_TILES[ks]
+                and splitkw_one_wave(M, N, ks, sm_budget, slots)):
             return "splitkw", SPLITKW_RULE_BT, ks
     return None
 

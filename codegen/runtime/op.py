@@ -221,12 +221,10 @@ class GemmRsAr:
                 return by_fill
         schedule = dispatch.choose_schedule(M, self.arch, self.land_rows, self._fixed_schedule(),
                                             self.mode)
-        if schedule == "splitkw":
-            return schedule, *dispatch.splitkw_default(M, self.K, self.fixed_bn,
-                                                       self.fixed_cta_group)
-        if schedule == "splitk":
+        if schedule in contract.KSPLIT_SCHEDULES:
             return schedule, *dispatch.splitk_default(M, self.K, self.fixed_bn,
-                                                      self.fixed_cta_group, self.arch, self.mode)
+                                                      self.fixed_cta_group, self.arch, self.mode,
+                                                      schedule)
         if schedule == "swapab":
             bt = dispatch.swapab_default_token_tile(M, self.mode, self.fixed_bn, self.arch,
                                                     self.fixed_cta_group)
@@ -265,7 +263,7 @@ class GemmRsAr:
                 raise InputError(f"schedule = {fixed!r} exists for "
                                  f"{', '.join(contract.SCHEDULE_ARCHS[fixed])} only, not "
                                  f"{arch} (device {self._device()})")
-            if (self._fixed_schedule() == "tile" and self.fixed_bn is not None
+            if (fixed == "tile" and self.fixed_bn is not None
                     and not contract.tile_fits_n(self.N, self.fixed_bn, arch, self.mode)):
                 # (checked without the arch at construction: another arch's tiles may reach
                 # past N)
