@@ -34,9 +34,10 @@ MIN_BN = 128             # the smallest BN of any variant: it gives the most N t
 N_MULTIPLE = 64
 #: Mode none on sm_90a (fourteenth session): N any multiple of this (16-byte output rows, as TMA
 #: and the 16-byte stores need). At an N no multiple of N_MULTIPLE only kernels whose last W /
-#: N tile may reach past N serve it: the tile schedule (tile_ragged_n) and the wide decode
-#: kernels (cta_group 2 and 3, swapab_ragged_n); not cta_group 1 nor splitk (64-row W tiles that
-#: must divide N). rs/ar keep N_MULTIPLE (their groups' landing slots and decode kernels).
+#: N tile may reach past N serve it: the tile schedule (tile_ragged_n), the wide decode
+#: kernels (cta_group 2 and 3, swapab_ragged_n), splitkw and (sixteenth session) splitk
+#: (splitk_ragged_n); not cta_group 1 (64-row W tiles that must divide N). rs/ar keep
+#: N_MULTIPLE (their groups' landing slots and decode kernels).
 N_MULTIPLE_NONE = 8
 
 ARCHS = ("sm_90a", "sm_100a")
@@ -423,12 +424,27 @@ def swapab_ragged_n(cta_group: int, arch: str | None) -> bool:
             or (cta_group == 2 and arch in (None, "sm_90a")))
 
 
-def decode_fits_n(N: int, cta_group: int, arch: str | None, schedule: str = "swapab") -> bool:
-    """Whether a decode kernel of (schedule, cta_group) on `arch` serves N: its W tiles divide N
-    (splitk and cta_group 1: 64 rows; the wide kernel: 128) or may reach past it
-    (swapab_ragged_n: cta_group 3, and 2 on sm_90a)."""
-    rows = SWAPAB_BM if schedule == "splitk" else swapab_w_rows(cta_group)
-    return N % rows == 0 or (schedule == "swapab" and swapab_ragged_n(cta_group, arch))
+def splitk_ragged_n(arch: str | None, mode: str | None) -> bool:
+    """Whether the (arch, mode) splitk kernels' last 64-row W tile may reach past N (rows past N
+    load as zeros, nothing past N is stored: the same template code as the wide kernel's, with
+    ceil(N / 64) W tiles): mode none on sm_90a (sixteenth session), so splitk serves any N a
+    multiple of N_MULTIPLE_NONE there. Where N is no multiple of 64 the wide decode kernel (128
+    W rows per CTA) or splitkw (128 rows, 4 pipeline stages) served it before, and at decode
+    sizes both keep few bytes in flight per SM (N 1000, K 8192, M 16: 0.39x-0.49x torch.mm).
+    rs/ar never see such N (N_MULTIPLE); sm_100a keeps N % 128 == 0. arch / mode None: not known
+    yet (sm_90a and mode none assumed, as swapab_ragged_n does)."""
+    return arch in (None, "sm_90a") and mode in (None, "none")
+
+
+def decode_fits_n(N: int, cta_group: int, arch: str | None, schedule: str = "swapab",
+                  mode: str | None = None) -> bool:
+    """Whether a decode kernel of (schedule, cta_group) on (`arch`, `mode`) serves N: its W tiles
+    divide N (splitk and cta_group 1: 64 rows; the wide kernel: 128) or may reach past it
+    (swapab_ragged_n: cta_group 3, and 2 on sm_90a; splitk_ragged_n: splitk of mode none on
+    sm_90a). `mode` None: not known (only splitk asks)."""
+    if schedule == "splitk":
+        return N % SWAPAB_BM == 0 or splitk_ragged_n(arch, mode)
+    return N % swapab_w_rows(cta_group) == 0 or swapab_ragged_n(cta_group, arch)
 
 
 def tile_ragged_n(arch: str | None, mode: str | None) -> bool:
@@ -444,10 +460,13 @@ def tile_ragged_n(arch: str | None, mode: str | None) -> bool:
 
 def variant_ragged_n(schedule: str, cta_group: int, arch: str, mode: str) -> bool:
     """Whether a kernel's last W / N tile may reach past N (meta.json `launch.ragged_n`, which
-    kernel.contract_mismatch trusts): a decode kernel where swapab_ragged_n says so, a tile
-    kernel where tile_ragged_n does."""
+    kernel.contract_mismatch trusts): a swapab kernel where swapab_ragged_n says so, a splitk
+    kernel where splitk_ragged_n does, every splitkw kernel, a tile kernel where tile_ragged_n
+    does."""
     if schedule == "swapab":
         return swapab_ragged_n(cta_group, arch)
+    if schedule == "splitk":
+        return splitk_ragged_n(arch, mode)
     if schedule == "splitkw":
         return True
     return schedule == "tile" and tile_ragged_n(arch, mode)
@@ -481,7 +500,7 @@ def choice_fits_n(N: int, schedule: str, bn: int, cta_group: int, arch: str | No
     """Whether the kernel of (schedule, bn, cta_group) on `arch` in `mode` serves N
     (decode_fits_n, tile_fits_n)."""
     if decode_schedule(schedule):
-        return decode_fits_n(N, cta_group, arch, schedule)
+        return decode_fits_n(N, cta_group, arch, schedule, mode)
     if schedule == "splitkw":
         return N % N_MULTIPLE_NONE == 0   # its last 128-row W tile may reach past N
     return tile_fits_n(N, bn, arch, mode)

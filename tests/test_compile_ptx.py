@@ -308,13 +308,19 @@ def test_kernel_is_named_after_its_variant(built, v):
 def test_meta_says_where_the_last_tile_reaches_past_n(built, v):
     """The real templates' meta.json `launch.ragged_n` (what kernel.contract_mismatch trusts): the
     sm_90a tile kernels in every mode (contract.tile_ragged_n; rs/ar since the fourteenth
-    session), the decode kernels where contract.swapab_ragged_n says so; never sm_100a's tiles."""
+    session), the decode kernels where contract.swapab_ragged_n / splitk_ragged_n say so, every
+    splitkw kernel; never sm_100a's tiles."""
     _, meta = built[v]
     ragged = meta["launch"].get("ragged_n") is True
     if v.schedule == "tile":
         assert ragged == contract.tile_ragged_n(v.arch, v.mode) == (v.arch == "sm_90a")
     elif v.schedule == "swapab":
         assert ragged == contract.swapab_ragged_n(v.cta_group, v.arch)
+    elif v.schedule == "splitk":   # (sixteenth session: mode none on sm_90a)
+        assert ragged == contract.splitk_ragged_n(v.arch, v.mode) == (
+            v.arch == "sm_90a" and v.mode == "none")
+    elif v.schedule == "splitkw":
+        assert ragged
 
 
 @pytest.mark.parametrize("v", VARIANTS, ids=lambda v: v.name)

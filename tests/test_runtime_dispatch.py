@@ -174,12 +174,18 @@ def test_fill_rule_applies_only_where_it_can():
     assert dispatch.choose_none_by_fill(513, 4096, "sm_90a", 132, 512) is None
     assert dispatch.choose_none_by_fill(300, 4096, "sm_90a", 132, 256) is None
     assert dispatch.choose_none_by_fill(16, 64 * 67 + 4, "sm_90a", 132, 512) is None
-    # N a multiple of 8, not of 64 (fifteenth session): the wide decode kernels only (they
-    # reach past N), never splitk; past two token tiles the rules' tile schedule as before
+    # N a multiple of 8, not of 64 (fifteenth session): the wide decode kernels (they reach past
+    # N) and, since the sixteenth session, splitk (its last 64-row W tile past N: N 4000 is 63 W
+    # tiles, one wave of clusters of 2 to M 64); past two token tiles the rules' tile schedule
     n = 4000
     for M in (1, 16, 64, 256, 448):
         opt = dispatch.choose_none_by_fill(M, n, "sm_90a", 132, 512, K=8192,
                                            cluster_slots={2: 66, 4: 30})
+        if M <= dispatch.SPLITK_MAX_M[2]:
+            assert opt == ("splitk", M if M > 1 else 16, 2), (M, opt)
+        else:
+            assert opt[0] == "swapab" and opt[2] in (2, 3), (M, opt)
+        opt = dispatch.choose_none_by_fill(M, n, "sm_90a", 132, 512)   # (no K: no splitk)
         assert opt[0] == "swapab" and opt[2] in (2, 3), (M, opt)
     # (M 256: 32 W tiles x 4 token tiles of 64, where one of 256 ran 0.45x torch.mm)
     assert dispatch.choose_none_by_fill(256, n, "sm_90a", 132, 512) == ("swapab", 64, 2)

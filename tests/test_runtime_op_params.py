@@ -212,6 +212,22 @@ def test_tile_entry_that_stops_at_a_multiple_of_its_width_is_refused_only_past_i
             assert op.kernel(v) is old
 
 
+def test_splitk_entry_that_stops_at_a_multiple_of_64_is_refused_only_past_it():
+    """Mode none's splitk kernels reach past N since the sixteenth session (launch "ragged_n"):
+    an older entry (no key) serves every N a multiple of 64 and is a cache miss only for an N
+    that is not (it would leave N's last columns unwritten); rs/ar's and sm_100a's never reach
+    past N (their N is a multiple of 64 / 128) and need no key."""
+    kern = _kernel(Variant("sm_90a", "none", None, 16, 4, None, schedule="splitk"))
+    assert kern.contract_mismatch(1024) is None
+    assert "cannot serve N = 1000" in kern.contract_mismatch(1000)
+    assert "cannot serve an N that 64 does not divide" in kern.contract_mismatch()
+    kern.entry.meta["launch"]["ragged_n"] = True
+    assert kern.contract_mismatch(1000) is None and kern.contract_mismatch() is None
+    for v in (Variant("sm_90a", "rs", "unicast", 16, 2, TP, schedule="splitk"),
+              Variant("sm_100a", "none", None, 16, 2, None, schedule="splitk")):
+        assert _kernel(v).contract_mismatch() is None
+
+
 REPO_CACHE = Path(__file__).resolve().parent.parent / "generated"
 
 

@@ -115,8 +115,9 @@ def test_rule_takes_it_while_its_pairs_fit_one_wave():
 
 
 def test_ragged_decode_rule():
-    """At an N no multiple of 64 (no splitk kernel serves it) and decode sizes: clusters of 4
-    while the pairs fit one wave, K at least 64 k-tiles, M up to 256."""
+    """At an N no multiple of 64 and decode sizes: clusters of 4 while the pairs fit one wave, K
+    at least 64 k-tiles, M up to 256; since splitk reaches past N too (sixteenth session) the
+    fill rule weighs it only where choose_splitk has no choice."""
     rule = dispatch.choose_ragged_splitkw
     for M in (1, 16, 64, 256):
         assert rule(M, 1000, 8192, "sm_90a", 132, SLOTS) == ("splitkw", 128, 4)
@@ -126,11 +127,16 @@ def test_ragged_decode_rule():
     assert rule(200, 4000, 8192, "sm_90a", 132, SLOTS) is None      # 64 pairs: two waves
     assert rule(16, 1000, 8192, "sm_90a", 132, {2: 66}) is None     # no clusters of 4
     assert rule(16, 1000, 8192, "sm_90a", 7, SLOTS) is None         # one cluster: 8 pairs
-    # the fill rule takes it first, the wide decode kernels otherwise
+    # the fill rule: splitk first (N 1000: 16 W tiles of 64, the last past N, in one wave of
+    # clusters of 4), then this rule (N 3696, M 100: 58 W tiles, no splitk choice), the wide
+    # decode kernels otherwise
     fill = dispatch.choose_none_by_fill
     assert fill(64, 1000, "sm_90a", 132, 512, K=8192, cluster_slots=SLOTS,
+                splitkw_slots=SLOTS) == ("splitk", 64, 4)
+    assert fill(100, 3696, "sm_90a", 132, 512, K=8192, cluster_slots=SLOTS,
                 splitkw_slots=SLOTS) == ("splitkw", 128, 4)
-    assert fill(64, 1000, "sm_90a", 132, 512, K=8192, cluster_slots=SLOTS)[0] == "swapab"
+    assert fill(100, 3696, "sm_90a", 132, 512, K=8192, cluster_slots=SLOTS)[0] == "swapab"
+    assert fill(64, 1000, "sm_90a", 132, 512, K=8192, splitkw_slots=SLOTS) == ("splitkw", 128, 4)
 
 
 def test_op_picks_it_only_where_it_can_load_it():

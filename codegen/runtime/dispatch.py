@@ -242,9 +242,10 @@ def splitk_default(M: int, K: int, fixed_bn: int | None = None,
 
 
 def splitk_units(M: int, N: int, bn: int, arch: str, mode: str) -> int:
-    """Work items of a splitk kernel, one cluster each: a 64-row W tile, or (where the kernel
-    spreads its token tiles, contract.splitk_spread) a (W tile, token tile) pair."""
-    tiles = N // SWAPAB_BM
+    """Work items of a splitk kernel, one cluster each: a 64-row W tile (ceil(N / 64): the last
+    one may reach past N, contract.splitk_ragged_n), or (where the kernel spreads its token
+    tiles, contract.splitk_spread) a (W tile, token tile) pair."""
+    tiles = cdiv(N, SWAPAB_BM)
     return tiles * cdiv(M, bn) if splitk_spread(arch, mode) else tiles
 
 
@@ -254,7 +255,7 @@ def splitk_grid(N: int, sm_budget: int, ksplit: int, max_clusters: int | None = 
     W tiles), at most sm_budget // ksplit clusters and at most the clusters the device holds at
     once (`max_clusters`: a cluster that has to wait for another to finish doubles the kernel's
     time); they loop over work items beyond it; at least one."""
-    clusters = min(sm_budget // ksplit, N // SWAPAB_BM if units is None else units)
+    clusters = min(sm_budget // ksplit, cdiv(N, SWAPAB_BM) if units is None else units)
     if max_clusters is not None:
         clusters = min(clusters, max_clusters)
     return ksplit * max(1, clusters)
@@ -475,7 +476,7 @@ def choose_splitk(M: int, N: int, K: int, arch: str, sm_budget: int,
     past it, where the kernels spread their token tiles (`spread` False: never, for probes),
     clusters of SPLITK_SPREAD_KS at token tile SPLITK_SPREAD_BT while every (W tile, token tile)
     pair gets a cluster at once."""
-    tiles, k_tiles = N // SWAPAB_BM, k_tiles_of(K)
+    tiles, k_tiles = cdiv(N, SWAPAB_BM), k_tiles_of(K)
     if arch not in SCHEDULE_ARCHS.get("splitk", ()) or tiles > SPLITK_WIDE_MAX_W_TILES or (
             tiles > SPLITK_MAX_W_TILES and k_tiles < SPLITK_WIDE_MIN_K_TILES):
         return None
@@ -566,8 +567,9 @@ def choose_none_by_fill(M: int, N: int, arch: str, sm_budget: int, land_rows: in
     The wide kernel reaching past N only where its pairs fit one wave
     (ragged_wide_past_one_wave). At an N no multiple of 64 (fifteenth session) only up to M =
     SWAPAB_DEFAULT_MAX_M_TWO_TILES, over the kernels that serve such N (the wide decode kernels,
-    tile widths dividing N; never splitk), and given `splitkw_slots` (op.splitkw_slots) the
-    splitkw choice of choose_ragged_splitkw first where it has one."""
+    tile widths dividing N, and since the sixteenth session splitk, whose last 64-row W tile
+    reaches past N: choose_splitk over ceil(N / 64) W tiles), and given `splitkw_slots`
+    (op.splitkw_slots) the splitkw choice of choose_ragged_splitkw where splitk has none."""
     if not fill_rule_applies(arch) or M > min(SWAPAB_MAX_ROWS, land_rows) or N % N_MULTIPLE_NONE:
         return None
     if N % SWAPAB_BM and M > SWAPAB_DEFAULT_MAX_M_TWO_TILES:
@@ -576,7 +578,7 @@ def choose_none_by_fill(M: int, N: int, arch: str, sm_budget: int, land_rows: in
         # wide decode kernels there)
         return None
     if K is not None and cluster_slots and decode_fits_n(N, min(SPLITK_CTA_GROUPS), arch,
-                                                         "splitk"):
+                                                         "splitk", "none"):
         split = choose_splitk(M, N, K, arch, sm_budget, cluster_slots, spread)
         if split is not None:
             return split

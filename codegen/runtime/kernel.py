@@ -63,6 +63,12 @@ class LoadedKernel:
             if built is not True:
                 return (f"its last {contract.swapab_w_rows(v.cta_group)}-row W tile cannot "
                         f"reach past N, which the contract's runtime assumes")
+        if (v.schedule == "splitk" and contract.splitk_ragged_n(v.arch, v.mode)
+                and (N is None or N % contract.SWAPAB_BM)
+                and self.entry.meta["launch"].get("ragged_n") is not True):
+            # (entries from before the sixteenth session stop at floor(N / 64) W tiles)
+            return ("its 64-row W tiles stop at a multiple of 64, so it cannot serve "
+                    + ("an N that 64 does not divide" if N is None else f"N = {N}"))
         if (v.schedule == "tile" and contract.tile_ragged_n(v.arch, v.mode)
                 and (N is None or N % v.bn)
                 and self.entry.meta["launch"].get("ragged_n") is not True):

@@ -103,13 +103,14 @@ def check_op_args(max_M, N, K, mode, group, *, bn, cta_group, sm_budget, transpo
     cgs = ((cta_group,) if cta_group is not None else
            (min(contract.SPLITK_CTA_GROUPS),) if schedule == "splitk" else ())
     if contract.decode_schedule(schedule) and cgs and \
-            not contract.decode_fits_n(N, cgs[0], arch, schedule):
+            not contract.decode_fits_n(N, cgs[0], arch, schedule, mode):
         rows = contract.SWAPAB_BM if schedule == "splitk" else contract.swapab_w_rows(cgs[0])
         named = f" with cta_group {cta_group}" if cta_group is not None else ""
         raise InputError(f"N = {N} is no multiple of {rows}: the {schedule} kernels{named} "
                          f"cannot serve it (their W tiles are {rows} rows); leave schedule and "
                          f"cta_group to the dispatcher (the tile schedule, the wide decode "
-                         f"kernels, cta_group 2 / 3, and in mode none splitkw reach past N)")
+                         f"kernels, cta_group 2 / 3, and in mode none on sm_90a splitk / "
+                         f"splitkw reach past N)")
     if transport is not None and transport not in contract.TRANSPORTS:
         raise InputError(f"transport = {transport!r} must be one of {contract.TRANSPORTS} or None")
     if arch is not None and arch not in contract.ARCHS:

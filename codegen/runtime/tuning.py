@@ -79,7 +79,7 @@ def candidates(M: int, N: int, arch: str = "sm_90a", mode: str = "rs",
     if M > contract.SWAPAB_MAX_ROWS:
         return out
     # (each decode kernel only where its W tiles serve N, contract.decode_fits_n: at an N no
-    # multiple of 64 (mode none on sm_90a) the wide kernels, cta_group 2 / 3, and no splitk)
+    # multiple of 64 (mode none on sm_90a) the wide kernels, cta_group 2 / 3, and splitk)
     out += [("swapab", bt, cg)
             for bt in token_tile_span(M, contract.swapab_bns(arch, mode), MAX_TOKEN_TILES)
             for cg in contract.SWAPAB_CTA_GROUPS[arch]
@@ -90,7 +90,7 @@ def candidates(M: int, N: int, arch: str = "sm_90a", mode: str = "rs",
     return out + [("splitk", bt, cg)
                   for bt in token_tile_span(M, contract.splitk_bns(arch, mode), MAX_TOKEN_TILES)
                   for cg in contract.SPLITK_CTA_GROUPS if K >= contract.splitk_min_k(cg)
-                  and contract.decode_fits_n(N, cg, arch, "splitk")]
+                  and contract.decode_fits_n(N, cg, arch, "splitk", mode)]
 
 
 def crossover_m(points) -> int | None:
@@ -312,7 +312,8 @@ def _row(doc, i: int, N: int, arch: str, mode: str) -> Row:
     if schedule == "tile" and not contract.tile_fits_n(N, bn, arch, mode):
         raise _Bad(f"{where}the tile kernels of width {bn} do not serve N = {N} (no multiple "
                    f"of {bn}, and no {arch} {mode} tile kernel reaches past N)")
-    if contract.decode_schedule(schedule) and not contract.decode_fits_n(N, cg, arch, schedule):
+    if contract.decode_schedule(schedule) and not contract.decode_fits_n(N, cg, arch, schedule,
+                                                                          mode):
         raise _Bad(f"{where}the {schedule} kernels with cta_group {cg} do not serve N = {N}")
     if schedule == "swapab" and not contract.decode_kernel_exists(arch, mode, bn, cg):
         raise _Bad(f"{where}no {arch} {mode} swapab kernel has token tile {bn} with cta_group "

@@ -89,10 +89,11 @@ def test_splitk_outputs_survive_and_graph_replays(mode):
 
 @pytest.mark.gpu
 @requires_gpu
-def test_none_splitk_graph_replay():
-    M, N, K = 100, 2048, 4096
+@pytest.mark.parametrize("N,K", [(2048, 4096), (1000, 8192)])   # (1000: the last W tile past N)
+def test_none_splitk_graph_replay(N, K):
+    M = 100
     op = GemmRsAr(256, N, K, "none", schedule="splitk", cta_group=4)
-    check_none_graph(op, M, N, K, "none splitk")
+    check_none_graph(op, M, N, K, f"none splitk N={N}")
 
 
 @pytest.mark.gpu
@@ -119,3 +120,24 @@ def test_none_dispatch_takes_splitk_where_the_rule_says():
         else:
             assert launch["schedule"] == "swapab", (M, launch)
     assert op.last_launch[0]["grid"] > 0
+
+
+@pytest.mark.gpu
+@requires_gpu
+@pytest.mark.parametrize("N,K,budget", [
+    (1000, 8192, None),    # 15.6 W tiles: the last one 40 rows, 24 past N
+    (8, 4096, None),       # one W tile of 8 rows: 56 of its 64 rows past N
+    (3696, 2000, None),    # 57.75 W tiles (Qwen2-72B's 29568 / 8), K no multiple of 64
+    (4040, 1600, 7),       # a budget below two 4-clusters: W tiles loop in few clusters
+])
+@pytest.mark.parametrize("cg", CGS)
+def test_none_splitk_past_n(N, K, budget, cg):
+    """Mode none's splitk kernels at an N no multiple of 64 (contract.splitk_ragged_n): the last
+    W tile's rows past N load as zeros and nothing past N is stored; every token tile the
+    default picks, M forward and backward, the row after the output kept NaN."""
+    op = GemmRsAr(512, N, K, "none", schedule="splitk", cta_group=cg, sm_budget=budget)
+    ms = sorted({*DECODE_MS, 100, 160, 192, 200, 256, 300, 448, 512})
+    for M in ms + ms[::-1]:
+        check_none(op, M, N, K, f"none splitk cg={cg} N={N} K={K} budget={budget}", guard=True)
+        launch = op.last_launch[0]
+        assert (launch["schedule"], launch["cta_group"]) == ("splitk", cg), (M, launch)

@@ -95,24 +95,32 @@ def test_none_dispatch_takes_splitkw_where_the_rule_says():
 
 @pytest.mark.gpu
 @requires_gpu
-def test_none_dispatch_takes_splitkw_at_decode_sizes_past_n():
-    """N 1000 (no multiple of 64: no splitk kernel serves it), K 8192: the dispatcher takes
-    splitkw with clusters of 4 up to M 256 while its pairs fit one wave
-    (dispatch.choose_ragged_splitkw), the wide decode kernels above (the fill rule, to M 448),
-    past that the tile schedule's rule, whose splitkw rule takes clusters of 2 (32 pairs); every
-    call correct, the row after the output kept NaN, a graph replayed."""
+def test_none_dispatch_at_decode_sizes_past_n():
+    """N 1000 (no multiple of 64), K 8192: since splitk reaches past N (sixteenth session) the
+    dispatcher takes splitk with clusters of 4 up to M 192 (16 W tiles, one wave), clusters of 2
+    at token tile 128 while every pair gets one (choose_splitk's spread clause; the fill rule
+    takes an N no multiple of 64 to M 448), past that the tile schedule's rule, whose splitkw
+    rule takes clusters of 2 (32 .. 64 pairs). N 3696 (Qwen2-72B's 29568 / 8), M 100: no splitk choice (58 W tiles: clusters of
+    2 only to M 64, of 4 not in one wave), so choose_ragged_splitkw's clusters of 4 (29 pairs).
+    Every call correct, the row after the output kept NaN, a graph replayed."""
     N, K = 1000, 8192
     op = GemmRsAr(512, N, K, "none")
     slots = op.splitkw_slots()
-    for M in (1, 16, 64, 255, 256, 257, 448, 512):
+    for M in (1, 16, 64, 192, 193, 256, 257, 448, 449, 512):
         check_none(op, M, N, K, "none dispatch N 1000", guard=True)
         launch = op.last_launch[0]
         got = (launch["schedule"], launch["bn"], launch["cta_group"])
-        if M <= dispatch.SPLITKW_RAGGED_MAX_M:
-            assert got == ("splitkw", 128, 4), (M, slots, launch)
+        if M <= dispatch.SPLITK_MAX_M[4]:
+            assert got[0::2] == ("splitk", 4), (M, launch)
         elif M <= dispatch.SWAPAB_DEFAULT_MAX_M_TWO_TILES:
-            assert launch["schedule"] == "swapab" and launch["cta_group"] in (2, 3), (M, launch)
+            assert got == ("splitk", 128, 2), (M, launch)
+            assert launch["grid"] == 2 * 16 * -(-M // 128)     # a cluster per pair
         else:
             assert got == dispatch.choose_none_splitkw(M, N, K, op.arch, op.sm_budget, slots)
             assert got == ("splitkw", 128, 2), (M, launch)
     check_none_graph(op, 64, N, K, "none dispatch N 1000")
+    N = 3696
+    op = GemmRsAr(512, N, K, "none")
+    check_none(op, 100, N, K, "none dispatch N 3696", guard=True)
+    launch = op.last_launch[0]
+    assert (launch["schedule"], launch["bn"], launch["cta_group"]) == ("splitkw", 128, 4), launch

@@ -18,7 +18,9 @@ past N: before the twelfth session), `fill-x80.96.112` (the fill
 rule without those token tiles), `cands` (every candidate of
 the tuning sweep at M, tuning.candidates), `nosplitkw` (the op's rule without a table before
 the splitkw schedule, fifteenth session), `nofill` (the same without the fill rule: what an N
-no multiple of 64 got before the fifteenth session), `splitk-c2` / `splitk-c4` (the splitk schedule
+no multiple of 64 got before the fifteenth session), `noraggedsplitk` (the op's rule before
+splitk reached past N, sixteenth session: the fill rule and choose_ragged_splitkw at an N no
+multiple of 64 without splitk; the op's dispatch elsewhere), `splitk-c2` / `splitk-c4` (the splitk schedule
 at M's token tile, dispatch.splitk_default, with that cluster size), or a fixed choice written
 `swapab64c2`, `swapab112c3`, `tile224c1`, `splitk32c4`. Every path's output is checked against an fp32 reference first (output poisoned
 with NaN; tolerance MAX_RELERR). `--both-regimes` times every path with an L2-resident weight
@@ -63,7 +65,8 @@ def rules_choice(M: int, N: int, arch: str, sm_budget: int, land_rows: int):
 
 
 def resolve(rule: str, M: int, N: int, arch: str, sm_budget: int, land_rows: int,
-            K: int | None = None, slots: dict[int, int] | None = None):
+            K: int | None = None, slots: dict[int, int] | None = None,
+            kw_slots: dict[int, int] | None = None):
     """(schedule, bn, cta_group) of `rule` at (M, N), or None for `fill` where the op's own
     dispatch is not the fill rule (then the path is the op's dispatch as is). `fillk` is the
     op's rule without a table (the fill rule given K and the splitk kernels' cluster `slots`);
@@ -117,9 +120,23 @@ def resolve(rule: str, M: int, N: int, arch: str, sm_budget: int, land_rows: int
                     dispatch.swapab_cta_group(None, M, "none", arch, N))
         cg = dispatch.choose_cta_group(M)
         return "tile", dispatch.choose_bn(M, N, None, sm_budget, cg, "none", arch), cg
+    if rule == "noraggedsplitk":
+        # the op's rule without a table before splitk reached past N (sixteenth session): at an
+        # N no multiple of 64 the fill rule without splitk, choose_ragged_splitkw first (given
+        # the splitkw kernels' `kw_slots`); elsewhere the op's rule as it is
+        real = contract.splitk_ragged_n
+        contract.splitk_ragged_n = lambda arch, mode: False
+        try:
+            return (dispatch.choose_none_by_fill(M, N, arch, sm_budget, land_rows, K=K,
+                                                 cluster_slots=slots or {},
+                                                 splitkw_slots=kw_slots or {})
+                    if N % contract.SWAPAB_BM else None)
+        finally:
+            contract.splitk_ragged_n = real
     if rule == "dispatch":
         return None
-    raise ValueError(f"unknown rule '{rule}': dispatch, nosplitkw, nofill, fill, fillk, fillk-bns, "
+    raise ValueError(f"unknown rule '{rule}': dispatch, nosplitkw, nofill, noraggedsplitk, fill, "
+                     "fillk, fillk-bns, "
                      "fillk-noragged, "
                      "fillk-nospread, "
                      "fillk-first, fill-flat, "
@@ -129,7 +146,8 @@ def resolve(rule: str, M: int, N: int, arch: str, sm_budget: int, land_rows: int
 
 
 def expand(rules: list[str], M: int, N: int, arch: str, sm_budget: int, land_rows: int,
-           K: int | None = None, slots: dict[int, int] | None = None) -> dict[str, tuple | None]:
+           K: int | None = None, slots: dict[int, int] | None = None,
+           kw_slots: dict[int, int] | None = None) -> dict[str, tuple | None]:
     """{rule name: choice} of the named rules, `cands` expanded into its candidates (each
     named by its label; given K, the splitk ones too)."""
     from codegen.runtime.tuning import candidates
@@ -139,7 +157,7 @@ def expand(rules: list[str], M: int, N: int, arch: str, sm_budget: int, land_row
         if r == "cands":
             out.update({label(c): c for c in candidates(M, N, arch, "none", K=K)})
         else:
-            out[r] = resolve(r, M, N, arch, sm_budget, land_rows, K, slots)
+            out[r] = resolve(r, M, N, arch, sm_budget, land_rows, K, slots, kw_slots)
     return out
 
 
@@ -198,7 +216,8 @@ def main(argv=None) -> int:
             ref = x.float() @ w.float().t()
             paths = {"torch.mm": None}
             chosen = {}
-            for r, c in expand(rules, M, N, arch, sms, land, K, probe.splitk_slots()).items():
+            for r, c in expand(rules, M, N, arch, sms, land, K, probe.splitk_slots(),
+                               probe.splitkw_slots()).items():
                 chosen[r] = label(c)
                 paths.setdefault(label(c), c)
             calls, errors, variants = {}, {}, {}
