@@ -15,6 +15,13 @@ from pathlib import Path
 #: the first call of the Llama example's torch.compile'd layer timed out on two H200s: compiling
 #: took ~11 s, and one rank's kernel gave up after 2 s waiting for the other, still compiling.
 DEFAULT_WAIT_TIMEOUT_MS = 60_000
+#: The largest CODEGEN_WAIT_TIMEOUT_MS (and GemmRsAr's `timeout_ms`): one hour. The kernels take
+#: the bound as u64 nanoseconds and double it for their pipeline waits, compared as signed
+#: 64-bit: from about 4.6e12 ms that doubled bound is negative and every such wait gives up at
+#: once (on one H200 an rs call at 5e12 ms ended with 'unspecified launch failure'); from about
+#: 1.8e13 ms it no longer packs at all. A wait longer than an hour is a hang by any serving
+#: standard.
+MAX_WAIT_TIMEOUT_MS = 3_600_000
 
 #: name -> (default, effect). The README's list of switches is generated from this.
 SWITCHES: dict[str, tuple[str, str]] = {
@@ -40,7 +47,8 @@ SWITCHES: dict[str, tuple[str, str]] = {
     ),
     "CODEGEN_WAIT_TIMEOUT_MS": (
         str(DEFAULT_WAIT_TIMEOUT_MS),
-        "runtime: bound of every in-kernel spin-wait; on time-out the kernel records an error. "
+        "runtime: bound of every in-kernel spin-wait, 1..3600000 (one hour); on time-out the "
+        "kernel records an error. "
         "Generous on purpose: ranks reach a call seconds apart when one is still compiling "
         "(torch.compile) or warming up, and a peer that is late looks like a peer that is gone",
     ),
@@ -141,7 +149,8 @@ def multicast_disabled_by(environ: Mapping[str, str] | None = None) -> str | Non
     return None
 
 
-def _positive_int(environ: Mapping[str, str], name: str, default: int) -> int:
+def _positive_int(environ: Mapping[str, str], name: str, default: int,
+                  most: int | None = None) -> int:
     raw = environ.get(name)
     if raw is None or raw.strip() == "":
         return default
@@ -151,6 +160,8 @@ def _positive_int(environ: Mapping[str, str], name: str, default: int) -> int:
         raise ValueError(f"{name}={raw!r} is not an integer") from None
     if value < 1:
         raise ValueError(f"{name}={raw!r} must be >= 1")
+    if most is not None and value > most:
+        raise ValueError(f"{name}={raw!r} must be at most {most}")
     return value
 
 
@@ -165,7 +176,8 @@ def load(environ: Mapping[str, str] | None = None) -> Settings:
         manifest=Path(raw_manifest).expanduser() if raw_manifest else None,
         jobs=_positive_int(env, "CODEGEN_JOBS", os.cpu_count() or 1),
         disable_multicast=_disabled_fail_closed(env, "CODEGEN_DISABLE_MULTICAST"),
-        wait_timeout_ms=_positive_int(env, "CODEGEN_WAIT_TIMEOUT_MS", DEFAULT_WAIT_TIMEOUT_MS),
+        wait_timeout_ms=_positive_int(env, "CODEGEN_WAIT_TIMEOUT_MS", DEFAULT_WAIT_TIMEOUT_MS,
+                                      MAX_WAIT_TIMEOUT_MS),
         disable_fused=_disabled_fail_closed(env, "CODEGEN_DISABLE_FUSED"),
         no_compile=_disabled_fail_closed(env, "CODEGEN_NO_COMPILE"),
         pdl=_disabled_fail_closed(env, "CODEGEN_PDL"),

@@ -35,7 +35,12 @@ def test_read_at_call_time(monkeypatch, tmp_path):
     assert not (tmp_path / "c").exists()  # load() never creates directories
 
 
-@pytest.mark.parametrize("name, value", [("CODEGEN_JOBS", "many"), ("CODEGEN_JOBS", "0")])
+@pytest.mark.parametrize("name, value", [
+    ("CODEGEN_JOBS", "many"), ("CODEGEN_JOBS", "0"), ("CODEGEN_WAIT_TIMEOUT_MS", "abc"),
+    ("CODEGEN_WAIT_TIMEOUT_MS", "-5"), ("CODEGEN_WAIT_TIMEOUT_MS", "0"),
+    ("CODEGEN_WAIT_TIMEOUT_MS", "1.5"), ("CODEGEN_WAIT_TIMEOUT_MS", "1e3"),
+    # past timeout_ms's bound (one hour): the kernels double it in signed 64-bit
+    ("CODEGEN_WAIT_TIMEOUT_MS", "3600001"), ("CODEGEN_WAIT_TIMEOUT_MS", str(10**30))])
 def test_bad_values_name_the_variable(name, value):
     with pytest.raises(ValueError, match=name):
         env.load({name: value})
@@ -58,6 +63,11 @@ def test_affecting_env():
         assert name not in env.CODEGEN_AFFECTING_ENV
     got = env.affecting_env({"CUTE_DSL_ARCH": "sm_90a", "CUTE_DSL_KEEP": "ptx", "HOME": "/x"})
     assert got == {"CUTE_DSL_ARCH": "sm_90a"}
+
+
+def test_wait_timeout_range():
+    assert env.load({"CODEGEN_WAIT_TIMEOUT_MS": " 3600000 "}).wait_timeout_ms == env.MAX_WAIT_TIMEOUT_MS
+    assert env.load({"CODEGEN_WAIT_TIMEOUT_MS": "1"}).wait_timeout_ms == 1
 
 
 def test_every_switch_documented():

@@ -111,6 +111,37 @@ class GemmRsAr:
         self._plans: dict[tuple[int, int], CallPlan] = {}
         self.health = RankHealth(group, self._device)
         self.last_launch: dict[int, dict] = {}  # rank -> {variant, bn, cta_group, grid}
+        # the arguments as resolved here (copy, deepcopy and pickle build a new op from them)
+        self._init_kwargs = dict(
+            max_M=max_M, N=N, K=K, mode=mode, group=group, bn=bn, cta_group=cta_group,
+            sm_budget=sm_budget, transport=transport, schedule=schedule, arch=arch, min_m=min_m,
+            timeout_ms=self.timeout_ns // 1_000_000, cache_dir=self.cache_dir,
+            manifest=self.manifest, device=self.device)
+
+    # ---- copies: a new op of the same arguments ------------------------------------------------
+    # An op holds per-process device state (loaded kernels, packed launch plans with raw
+    # pointers into their own buffers); copying that state field by field fails on the ctypes
+    # buffers or the group's lock, so a copy is a new op built from the same arguments.
+    def __copy__(self) -> "GemmRsAr":
+        """A new op of the same arguments on the same group (launch plans are rebuilt; kernels
+        are loaded once per process and shared)."""
+        return type(self)(**self._init_kwargs)
+
+    def __deepcopy__(self, memo) -> "GemmRsAr":
+        """As copy.copy: the group is shared, never copied (its buffers are mapped by its peers;
+        a copy of it would be a group nobody else talks to)."""
+        new = memo[id(self)] = self.__copy__()
+        if self.group is not None:   # the same group wherever else the copied object holds it
+            memo.setdefault(id(self.group), self.group)
+        return new
+
+    def __reduce__(self):
+        """Pickle a mode-none op as its arguments; an op over a group cannot leave its process."""
+        if self.group is not None:
+            raise TypeError(f"a GemmRsAr over a group ({type(self.group).__name__}) cannot be "
+                            f"pickled: the group's buffers are mapped by its peers' processes; "
+                            f"build the op and its group in the process that uses them")
+        return _rebuild_op, (self._init_kwargs,)
 
     # ---- public queries -------------------------------------------------------------------
     @property
@@ -609,6 +640,11 @@ _grad_enabled = torch.is_grad_enabled
 
 #: Stands in for a group's lock in run_all of a group-less op (mode none shares no buffers).
 _NO_LOCK = contextlib.nullcontext()
+
+
+def _rebuild_op(kwargs: dict) -> GemmRsAr:
+    """A mode-none op from its pickled arguments (GemmRsAr.__reduce__)."""
+    return GemmRsAr(**kwargs)
 
 
 def _count(name: str, seq, ranks: int) -> int:

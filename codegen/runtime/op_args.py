@@ -5,15 +5,30 @@ from __future__ import annotations
 import math
 
 from codegen import contract
+from codegen import env as codegen_env
 
 from .errors import InputError
 
 #: What a group passed to GemmRsAr must have (the Group interface's attributes).
 GROUP_ATTRS = ("tp", "device", "mode", "max_M", "N", "sm_budget", "local_ranks")
 
-#: Largest accepted `timeout_ms` (one hour): the bound must fit the kernel's u64 nanoseconds
-#: with room, and a wait longer than this is a hang by any serving standard.
-MAX_TIMEOUT_MS = 3_600_000
+#: Largest accepted `timeout_ms` (one hour; CODEGEN_WAIT_TIMEOUT_MS has the same bound): the
+#: bound must fit the kernel's u64 nanoseconds with room, and a wait longer than this is a hang
+#: by any serving standard.
+MAX_TIMEOUT_MS = codegen_env.MAX_WAIT_TIMEOUT_MS
+
+#: The kernels' 32-bit limit: they compute row, column and k indices, tile counts and TMA
+#: coordinates in signed 32-bit integers (the DSL's Int32; the `m` parameter and the
+#: `tma_*_shape` coordinate tensors are i32 too).
+INT32_MAX = 2**31 - 1
+#: Largest max_M, N and K. The index sums stay below 2^31 up to here: ceil(M / 256) is
+#: (m + 255) // 256, ceil(K / 64) is (k + 63) // 64, a W tile's last column nt * 192 + 191, ...
+#: (e.g. M = 2^31 - 100 would make the tile kernel's row-tile count negative: nothing stored).
+MAX_EXTENT = 2**30
+#: Largest count of 128 x 128 output tiles (ceil(max_M / 128) x ceil(N / 128)): the tile and
+#: splitkw kernels number their work items (row tiles x column tiles) in 32 bits, and a CTA's
+#: persistent loop steps past the last one by up to its grid.
+MAX_OUTPUT_TILES = 2**30
 
 
 def _int_arg(name: str, value, lo: int, hi: float = math.inf, allow_none: bool = False):
@@ -26,6 +41,43 @@ def _int_arg(name: str, value, lo: int, hi: float = math.inf, allow_none: bool =
     return value
 
 
+def check_int32_extents(max_M: int, N: int, K: int) -> None:
+    """InputError where the kernels' 32-bit index arithmetic cannot hold the op's shape
+    (MAX_EXTENT, MAX_OUTPUT_TILES), before anything is allocated or launched."""
+    for name, value in (("max_M", max_M), ("N", N), ("K", K)):
+        if value > MAX_EXTENT:
+            raise InputError(f"{name} = {value} exceeds {MAX_EXTENT} (2^30): the kernels compute "
+                             f"row, column and k indices and TMA coordinates in 32-bit signed "
+                             f"integers, which overflow past that (wrong results: at M = "
+                             f"2^31 - 100 the tile kernel stored nothing); "
+                             f"split the GEMM into calls of at most {MAX_EXTENT} "
+                             f"{'rows' if name == 'max_M' else 'columns' if name == 'N' else 'K'}")
+    tiles = contract.cdiv(max_M, contract.BM) * contract.cdiv(N, contract.MIN_BN)
+    if tiles > MAX_OUTPUT_TILES:
+        raise InputError(f"max_M = {max_M} x N = {N} is {tiles} output tiles of 128 x 128, more "
+                         f"than the {MAX_OUTPUT_TILES} (2^30) the kernels number in 32-bit "
+                         f"integers; split the GEMM into calls with fewer rows or columns")
+
+
+def check_group_int32_extents(group) -> None:
+    """InputError where a group's buffers are addressed past the kernels' 32-bit rows or words:
+    the rs/ar kernels address both workspace parities as rows [0, 2 x workspace_rows) (TMA
+    coordinates, the reduction's row numbers) and the flag area's words in 32 bits."""
+    rows_pad = contract.rows_pad(group.max_M)
+    rows = 2 * contract.workspace_rows(rows_pad, group.tp)
+    if rows > INT32_MAX:
+        raise InputError(f"group.max_M = {group.max_M}: the workspace's two parities span {rows} "
+                         f"rows (2 x (rows_pad {rows_pad} + tp {group.tp} x "
+                         f"{contract.PUSH_GUARD} guard rows)), past the kernels' 32-bit row "
+                         f"coordinates (at most {INT32_MAX}); build the group with a smaller "
+                         f"max_M")
+    words = contract.flag_words(group.max_M, group.N, group.tp)
+    if words > INT32_MAX:
+        raise InputError(f"group.max_M = {group.max_M}, N = {group.N}, tp = {group.tp}: the flag "
+                         f"area has {words} words, past the kernels' 32-bit word index (at most "
+                         f"{INT32_MAX}); build the group with a smaller max_M")
+
+
 def check_op_args(max_M, N, K, mode, group, *, bn, cta_group, sm_budget, transport, schedule,
                   arch, min_m, timeout_ms) -> None:
     """Raise InputError on the first argument GemmRsAr cannot use."""
@@ -34,6 +86,7 @@ def check_op_args(max_M, N, K, mode, group, *, bn, cta_group, sm_budget, transpo
     _int_arg("max_M", max_M, 1)
     _int_arg("N", N, 1)
     _int_arg("K", K, 1)
+    check_int32_extents(max_M, N, K)
     if K % contract.K_MULTIPLE:
         raise InputError(f"K = {K} must be a positive multiple of {contract.K_MULTIPLE} (16-byte "
                          f"rows of x and W, as TMA needs)")
@@ -137,6 +190,7 @@ def check_op_args(max_M, N, K, mode, group, *, bn, cta_group, sm_budget, transpo
         raise InputError(f"group.N = {group.N} does not match N = {N}")
     if group.max_M < max_M:
         raise InputError(f"group.max_M = {group.max_M} is smaller than max_M = {max_M}")
+    check_group_int32_extents(group)
     if sm_budget is not None and sm_budget > group.sm_budget:
         raise InputError(f"sm_budget = {sm_budget} exceeds the group's sm_budget = "
                          f"{group.sm_budget} (its share of the device's SMs: with more CTAs the "

@@ -1,0 +1,82 @@
+"""Call patterns of GemmRsAr checked without a GPU: prepare() loading every kernel a later call
+may use, and copies / pickles of an op."""
+import pytest
+import torch
+
+from codegen.runtime.op import GemmRsAr
+from codegen.spec import Variant
+
+from test_runtime_op_params import _kernel
+from test_runtime_validate import CpuGroup
+
+N, K = 1024, 256
+
+
+@pytest.mark.parametrize("mode, N_, K_, max_M", [
+    ("none", 8, 256, 4096), ("none", 1000, 8192, 4096), ("none", 2880, 4096, 8192),
+    ("none", 4096, 1024, 4096), ("none", 7168, 16384, 4096), ("rs", 7168, 4096, 4096),
+    ("ar", 2880, 1024, 4096), ("rs", 704, 8192, 2048)])
+def test_prepare_loads_every_kernel_a_call_may_use(mode, N_, K_, max_M):
+    """prepare() with no Ms samples M (token-tile and row-tile steps) but loads the variant of
+    every M in 1..max_M (the dispatcher's choice at each), as it promises: a later call never
+    loads a cubin. Mode none with the H200's cluster slots, so the splitk / splitkw rules are
+    weighed too."""
+    if mode == "none":
+        op = GemmRsAr(max_M, N_, K_, "none", arch="sm_90a", device="cpu", sm_budget=132)
+        op._slots = {"splitk": {2: 66, 4: 30}, "splitkw": {2: 66, 4: 30}}
+    else:
+        op = GemmRsAr(max_M, N_, K_, mode, CpuGroup(tp=2, max_M=max_M, N=N_, mode=mode),
+                      arch="sm_90a")
+    loaded = set()
+    op.kernel = lambda v: loaded.add(v.name)
+    op.prepare()
+    every = {op.variant(M).name for M in range(1, op.max_served_m + 1)}
+    assert every <= loaded, sorted(every - loaded)
+
+
+# ---- copies and pickles ----------------------------------------------------------------------
+def _op_with_a_plan(monkeypatch, tmp_path):
+    """A mode-none op that has built a launch plan (packed parameters, ctypes buffers)."""
+    import codegen.runtime.launch_plan as plan_mod
+
+    monkeypatch.setattr(plan_mod, "encode_bf16_2d", lambda *a: b"\0" * 128)
+    op = GemmRsAr(300, N, K, "none", arch="sm_90a", device="cpu", sm_budget=132, bn=128,
+                  cta_group=1, schedule="tile", timeout_ms=1234, cache_dir=tmp_path,
+                  manifest="deploy.json")
+    v = Variant("sm_90a", "none", None, 128, 1, None)
+    monkeypatch.setattr(op, "kernel", lambda var: _kernel(v))
+    x, w = torch.zeros(5, K, dtype=torch.bfloat16), torch.zeros(N, K, dtype=torch.bfloat16)
+    op._plan(0, x, w, torch.zeros(5, N, dtype=torch.bfloat16), 5)
+    assert op._plans
+    return op
+
+
+def _same_arguments(a, b):
+    for name in ("max_M", "N", "K", "mode", "fixed_bn", "fixed_cta_group", "fixed_schedule",
+                 "timeout_ns", "cache_dir", "manifest", "device", "_sm_budget", "_arch"):
+        assert getattr(a, name) == getattr(b, name), name
+
+
+def test_copies_of_an_op_are_new_ops_of_the_same_arguments(monkeypatch, tmp_path):
+    """Before: copy.deepcopy / pickle of an op that had run raised 'ctypes objects containing
+    pointers cannot be pickled' (its packed launch plans), and of any rs/ar op 'cannot pickle
+    _thread.lock' (the group); copy.copy shared the plan cache. Now every copy is a new op of the
+    same arguments with its own plans, and rs/ar copies share the group."""
+    import copy
+    import pickle
+
+    op = _op_with_a_plan(monkeypatch, tmp_path)
+    assert op.manifest == tmp_path / "manifests" / "deploy.json"
+    for new in (copy.copy(op), copy.deepcopy(op), pickle.loads(pickle.dumps(op))):
+        assert type(new) is GemmRsAr and new is not op
+        _same_arguments(new, op)
+        assert new._plans == {} and new._kernels == {}
+    g = CpuGroup()
+    rs = GemmRsAr(300, N, K, "rs", g, arch="sm_90a", sm_budget=20)
+    holder = copy.deepcopy({"op": rs, "group": g})
+    assert holder["group"] is g and holder["op"].group is g       # the group is never copied
+    _same_arguments(holder["op"], rs)
+    assert copy.copy(rs).group is g
+    with pytest.raises(TypeError, match=r"a GemmRsAr over a group \(CpuGroup\) cannot be "
+                                        r"pickled: the group's buffers are mapped by its peers"):
+        pickle.dumps(rs)
