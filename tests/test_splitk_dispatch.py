@@ -99,8 +99,15 @@ def test_grid_holds_only_resident_clusters():
     (1280, 2240, 24, ("splitk", 32, 2)),     # 1.09x (random shape, 35 k-tiles)
     (2112, 2160, 21, ("splitk", 32, 2)),     # 1.06x (random shape, 34 k-tiles)
     # ...and did not: the fill rule's choice stays
-    (2560, 4096, 128, None),                 # clusters of 2: M <= 64 only
-    (2048, 5632, 96, None),
+    # clusters of 2: M <= 64 (the fifth session measured a wash at M 96..128), but up to 128
+    # from 64 k-tiles (sixteenth session: 0.99x-1.50x at 4 fitted shapes, 1.00x-1.24x held out)
+    (2560, 4096, 128, ("splitk", 128, 2)),
+    (2048, 5632, 96, ("splitk", 128, 2)),
+    (3904, 5000, 112, ("splitk", 128, 2)),  # 1.50x (61 W tiles, 79 k-tiles)
+    (3072, 3072, 96, None),                  # 48 k-tiles: 0.96x-1.01x
+    (2944, 2304, 72, None),                  # 36 k-tiles: 0.93x-0.96x
+    (2560, 4096, 129, None),                 # past 128: two token tiles (the spread clause
+                                             # wants K > 2752 and 80 pairs fit no wave)
     (1536, 1024, 16, None),                  # short K: the handoff costs more
     (2048, 1536, 16, None),
     # the eighth / ninth sessions' picks from 25 / 32 k-tiles, measured against a decode kernel

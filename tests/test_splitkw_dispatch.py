@@ -114,29 +114,39 @@ def test_rule_takes_it_while_its_pairs_fit_one_wave():
     assert rule(513, 704, 8192, "sm_90a", budget, {2: 66}) == ("splitkw", 128, 2)
 
 
-def test_ragged_decode_rule():
-    """At an N no multiple of 64 and decode sizes: clusters of 4 while the pairs fit one wave, K
-    at least 64 k-tiles, M up to 256; since splitk reaches past N too (sixteenth session) the
-    fill rule weighs it only where choose_splitk has no choice."""
-    rule = dispatch.choose_ragged_splitkw
-    for M in (1, 16, 64, 256):
-        assert rule(M, 1000, 8192, "sm_90a", 132, SLOTS) == ("splitkw", 128, 4)
-    assert rule(257, 1000, 8192, "sm_90a", 132, SLOTS) is None      # past SPLITKW_RAGGED_MAX_M
-    assert rule(16, 1000, 4032, "sm_90a", 132, SLOTS) is None       # 63 k-tiles
-    assert rule(16, 1024, 8192, "sm_90a", 132, SLOTS) is None       # splitk serves N
-    assert rule(200, 4000, 8192, "sm_90a", 132, SLOTS) is None      # 64 pairs: two waves
-    assert rule(16, 1000, 8192, "sm_90a", 132, {2: 66}) is None     # no clusters of 4
-    assert rule(16, 1000, 8192, "sm_90a", 7, SLOTS) is None         # one cluster: 8 pairs
-    # the fill rule: splitk first (N 1000: 16 W tiles of 64, the last past N, in one wave of
-    # clusters of 4), then this rule (N 3696, M 100: 58 W tiles, no splitk choice), the wide
-    # decode kernels otherwise
+def test_ragged_n_takes_splitk_wherever_the_old_splitkw_rule_did():
+    """The fifteenth session's choose_ragged_splitkw (splitkw with clusters of 4 at an N no
+    multiple of 64, M <= 256, K >= 64 k-tiles, every pair in one wave) left the dispatcher in the
+    sixteenth, when splitk reached past N: wherever it had a choice, choose_splitk has one too
+    (64-row W tiles in clusters of 2, of which a device holds about twice as many as of 4), which
+    measured 1.0x-2.2x it at M <= 128 (BENCHMARKS.md, sixteenth session). Checked over a grid of
+    N, K, M, budgets and cluster slots (the probe keeps the old rule: ragged_splitkw_before)."""
+    import sys
+    from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools" / "probes"))
+    from choice_ab import ragged_splitkw_before
+
     fill = dispatch.choose_none_by_fill
-    assert fill(64, 1000, "sm_90a", 132, 512, K=8192, cluster_slots=SLOTS,
-                splitkw_slots=SLOTS) == ("splitk", 64, 4)
-    assert fill(100, 3696, "sm_90a", 132, 512, K=8192, cluster_slots=SLOTS,
-                splitkw_slots=SLOTS) == ("splitkw", 128, 4)
-    assert fill(100, 3696, "sm_90a", 132, 512, K=8192, cluster_slots=SLOTS)[0] == "swapab"
-    assert fill(64, 1000, "sm_90a", 132, 512, K=8192, splitkw_slots=SLOTS) == ("splitkw", 128, 4)
+    took = 0
+    for slots in (SLOTS, {2: 64, 4: 28}, {2: 39, 4: 18}, {2: 57, 4: 24}):
+        for budget in (132, 114, 78, 66, 40):
+            for N in range(8, 4200, 88):
+                if N % 64 == 0:
+                    continue
+                for K in (4096, 4104, 8192, 14336):
+                    for M in (1, 16, 64, 100, 128, 129, 200, 256):
+                        if ragged_splitkw_before(M, N, K, "sm_90a", budget, slots) is None:
+                            continue
+                        took += 1
+                        got = fill(M, N, "sm_90a", budget, 512, K=K, cluster_slots=slots)
+                        assert got is not None and got[0] == "splitk", (slots, budget, N, K, M, got)
+    assert took > 1000
+    # e.g. N 1000 (16 W tiles of 64, the last past N) in one wave of clusters of 4; N 3696 at M
+    # 100 in clusters of 2 (58 W tiles, K 128 k-tiles: dispatch.SPLITK_LONG_K_TILES)
+    assert fill(64, 1000, "sm_90a", 132, 512, K=8192, cluster_slots=SLOTS) == ("splitk", 64, 4)
+    assert fill(100, 3696, "sm_90a", 132, 512, K=8192, cluster_slots=SLOTS) == ("splitk", 128, 2)
+    # without the splitk kernels (an op that cannot load them): the wide decode kernels
+    assert fill(100, 3696, "sm_90a", 132, 512, K=8192, cluster_slots={})[0] == "swapab"
 
 
 def test_op_picks_it_only_where_it_can_load_it():

@@ -34,8 +34,8 @@
   from M 449), nothing fixed and no table: the splitkw schedule where every (128-row W tile,
   128-token tile) pair gets a cluster at once and K is long enough (choose_none_splitkw;
   fifteenth session). At an N no multiple of 64 the wave-fill rule weighs the wide decode
-  kernels up to M 448 (before: one token tile of M's size), and takes splitkw with clusters of 4
-  first where few W tiles meet a long K (choose_ragged_splitkw).
+  kernels up to M 448 (before: one token tile of M's size), and takes splitk first where
+  choose_splitk has a choice (sixteenth session: its last 64-row W tile reaches past N).
 """
 from __future__ import annotations
 
@@ -456,6 +456,15 @@ SPLITK_WIDE_MAX_W_TILES = 64
 SPLITK_WIDE_MIN_K_TILES = 56
 SPLITK_SPREAD_MIN_K_TILES = 44   # ... for the spread clause (K > 2752)
 SPLITK_MAX_M = {4: 192, 2: 64}   # per cluster size (4: 128 until token tiles 160 / 192)
+#: ... and clusters of 2 up to M = 128 (token tile 128) where K has at least
+#: SPLITK_LONG_K_TILES k-tiles (sixteenth session, one H200, worse of warm and cold). Fitted on 6
+#: shapes chosen before the run (N 2048..3904, K 2304..8192, M 72 / 96 / 112 / 128, against the
+#: dispatch's wide / cta_group 1 decode kernels or splitkw): from 64 k-tiles 0.99x-1.50x (N 3904 K
+#: 5000 M 112: 0.67x -> 1.00x torch.mm), at 48 k-tiles 0.96x-1.01x, at 36 0.93x-0.96x. Held out
+#: at 6 more (16 points the bound takes, N 2560..3584): 1.00x-1.24x; the two held-out shapes at 41 /
+#: 47 k-tiles would have gained too (1.02x-1.40x): the bound is not lowered on them.
+SPLITK_LONG_K_MAX_M = {2: 128}
+SPLITK_LONG_K_TILES = 64
 #: Past those, where the splitk kernels spread (W tile, token tile) pairs over their clusters
 #: (contract.splitk_spread; seventh session): clusters of 2 at token tile 128 for M 129..512
 #: wherever every pair gets a cluster at once (N / 64 * ceil(M / 128) <= the clusters the
@@ -472,7 +481,8 @@ def choose_splitk(M: int, N: int, K: int, arch: str, sm_budget: int,
     """The splitk choice of the wave-fill rule, or None where it does not pay (see above): M's
     token tile with the largest cluster size the op can load (`cluster_slots`: cluster size ->
     clusters the device holds at once) whose clusters cover every W tile in one wave and whose
-    K has that size's SPLITK_MIN_K_TILES k-tiles, for M up to that size's SPLITK_MAX_M;
+    K has that size's SPLITK_MIN_K_TILES k-tiles, for M up to that size's SPLITK_MAX_M (or
+    SPLITK_LONG_K_MAX_M where K has SPLITK_LONG_K_TILES k-tiles);
     past it, where the kernels spread their token tiles (`spread` False: never, for probes),
     clusters of SPLITK_SPREAD_KS at token tile SPLITK_SPREAD_BT while every (W tile, token tile)
     pair gets a cluster at once."""
@@ -483,7 +493,9 @@ def choose_splitk(M: int, N: int, K: int, arch: str, sm_budget: int,
     room = {ks: min(slots, sm_budget // ks) for ks, slots in cluster_slots.items()
             if ks in SPLITK_CTA_GROUPS and k_tiles >= SPLITK_MIN_K_TILES[ks]}
     fits = [ks for ks, clusters in room.items() if tiles <= clusters]
-    if fits and M <= SPLITK_MAX_M.get(max(fits), 0):
+    if fits and M <= max(SPLITK_MAX_M.get(max(fits), 0),
+                         SPLITK_LONG_K_MAX_M.get(max(fits), 0)
+                         if k_tiles >= SPLITK_LONG_K_TILES else 0):
         return "splitk", swapab_token_tile(M, None, splitk_bns(arch, "none")), max(fits)
     ks, bt = SPLITK_SPREAD_KS, SPLITK_SPREAD_BT
     if (spread and splitk_spread(arch, "none") and M > bt and M <= SWAPAB_MAX_ROWS
@@ -493,35 +505,11 @@ def choose_splitk(M: int, N: int, K: int, arch: str, sm_budget: int,
     return None
 
 
-#: At an N no multiple of 64 the splitk kernels (64-row W tiles) cannot serve N, and at few W
-#: tiles over a long K the wide decode kernel leaves most SMs idle (N 1000, K 8192, M 16..256:
-#: 8 W tiles, 0.39x-0.70x torch.mm). There splitkw with clusters of 4 took its place (fifteenth
-#: session, one H200, call 4: 1.23x-1.26x the wide kernel at M 16 / 64 / 256; at N 1000 / 2888
-#: with K 2048 / 2880 it lost, 0.55x-0.90x). Its bound mirrors the splitk rule's clusters of 4
-#: (SPLITK_MIN_K_TILES[4] k-tiles, every pair in one wave), up to SPLITKW_RAGGED_MAX_M rows (at
-#: M 448 its 32 pairs took two waves: 0.70x); fitted on one shape, held out in call 5 (N 600..3000:
-#: 1.01x-1.64x at the 21 points it took, none slower). Not measured below N 600 (N 8..56: one W
-#: tile of mostly zero rows, where a cluster of 4 still beats the one CTA the wide kernel has).
-SPLITKW_RAGGED_KS = 4
-SPLITKW_RAGGED_MAX_M = 256
-
-
 def splitkw_one_wave(M: int, N: int, ks: int, sm_budget: int, slots: dict[int, int]) -> bool:
     """Whether every (128-row W tile, SPLITKW_RULE_BT-token tile) pair of a splitkw call gets a
     cluster of `ks` at once: at most the clusters the device holds (`slots`) and the SM budget
-    allows (both splitkw rules take it only then)."""
+    allows (choose_none_splitkw takes it only then)."""
     return splitkw_units(M, N, SPLITKW_RULE_BT) <= min(slots[ks], sm_budget // ks)
-
-
-def choose_ragged_splitkw(M: int, N: int, K: int, arch: str, sm_budget: int,
-                          slots: dict[int, int]) -> tuple[str, int, int] | None:
-    """('splitkw', 128, 4) for a mode-none call at decode size where N is no multiple of 64 and
-    its conditions hold (SPLITKW_RAGGED_KS above), else None."""
-    ks = SPLITKW_RAGGED_KS
-    if (N % SWAPAB_BM == 0 or arch not in SCHEDULE_ARCHS["splitkw"] or ks not in slots
-            or M > SPLITKW_RAGGED_MAX_M or k_tiles_of(K) < SPLITK_MIN_K_TILES[ks]):
-        return None
-    return ("splitkw", SPLITKW_RULE_BT, ks) if splitkw_one_wave(M, N, ks, sm_budget, slots) else None
 
 
 def fill_rule_applies(arch: str) -> bool:
@@ -551,8 +539,7 @@ def choose_none_by_fill(M: int, N: int, arch: str, sm_budget: int, land_rows: in
                         bns: tuple[int, ...] | None = None, K: int | None = None,
                         cluster_slots: dict[int, int] | None = None, priced: bool = True,
                         cta_groups: tuple[int, ...] | None = None, spread: bool = True,
-                        busiest: bool = True, widths: tuple[int, ...] | None = None,
-                        splitkw_slots: dict[int, int] | None = None
+                        busiest: bool = True, widths: tuple[int, ...] | None = None
                         ) -> tuple[str, int, int] | None:
     """(schedule, bn, cta_group) of a mode-none call at M <= SWAPAB_MAX_ROWS without a tuning
     table, by the wave-fill model (fill_cost), where the arch has the wide decode kernel
@@ -568,8 +555,12 @@ def choose_none_by_fill(M: int, N: int, arch: str, sm_budget: int, land_rows: in
     (ragged_wide_past_one_wave). At an N no multiple of 64 (fifteenth session) only up to M =
     SWAPAB_DEFAULT_MAX_M_TWO_TILES, over the kernels that serve such N (the wide decode kernels,
     tile widths dividing N, and since the sixteenth session splitk, whose last 64-row W tile
-    reaches past N: choose_splitk over ceil(N / 64) W tiles), and given `splitkw_slots`
-    (op.splitkw_slots) the splitkw choice of choose_ragged_splitkw where splitk has none."""
+    reaches past N: choose_splitk over ceil(N / 64) W tiles). (The fifteenth session's
+    choose_ragged_splitkw, splitkw with clusters of 4 at such N, went with that: wherever its
+    pairs fit one wave of clusters of 4 (M <= 256, K >= 64 k-tiles), choose_splitk has a
+    choice too, splitk's 64-row W tiles fitting the clusters of 2 the device holds twice as
+    many of; and splitk measured 1.0x-2.2x it at M <= 128. tests/test_splitkw_dispatch.py
+    checks that over a grid; tools/probes/choice_ab.py keeps the rule as `noraggedsplitk`.)"""
     if not fill_rule_applies(arch) or M > min(SWAPAB_MAX_ROWS, land_rows) or N % N_MULTIPLE_NONE:
         return None
     if N % SWAPAB_BM and M > SWAPAB_DEFAULT_MAX_M_TWO_TILES:
@@ -580,10 +571,6 @@ def choose_none_by_fill(M: int, N: int, arch: str, sm_budget: int, land_rows: in
     if K is not None and cluster_slots and decode_fits_n(N, min(SPLITK_CTA_GROUPS), arch,
                                                          "splitk", "none"):
         split = choose_splitk(M, N, K, arch, sm_budget, cluster_slots, spread)
-        if split is not None:
-            return split
-    if K is not None and splitkw_slots:
-        split = choose_ragged_splitkw(M, N, K, arch, sm_budget, splitkw_slots)
         if split is not None:
             return split
     # (at an N no multiple of 64 only the wide decode kernels and the tile widths dividing N

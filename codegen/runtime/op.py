@@ -243,8 +243,7 @@ class GemmRsAr:
             if self.mode == "none":
                 by_fill = dispatch.choose_none_by_fill(M, self.N, self.arch, self.sm_budget,
                                                        self.land_rows, K=self.K,
-                                                       cluster_slots=self.splitk_slots(),
-                                                       splitkw_slots=self.splitkw_slots())
+                                                       cluster_slots=self.splitk_slots())
             else:
                 by_fill = dispatch.choose_fused_by_fill(M, self.N, self.mode, self.arch,
                                                         self.sm_budget, self.land_rows)

@@ -100,9 +100,9 @@ def test_none_dispatch_at_decode_sizes_past_n():
     dispatcher takes splitk with clusters of 4 up to M 192 (16 W tiles, one wave), clusters of 2
     at token tile 128 while every pair gets one (choose_splitk's spread clause; the fill rule
     takes an N no multiple of 64 to M 448), past that the tile schedule's rule, whose splitkw
-    rule takes clusters of 2 (32 .. 64 pairs). N 3696 (Qwen2-72B's 29568 / 8), M 100: no splitk choice (58 W tiles: clusters of
-    2 only to M 64, of 4 not in one wave), so choose_ragged_splitkw's clusters of 4 (29 pairs).
-    Every call correct, the row after the output kept NaN, a graph replayed."""
+    rule takes clusters of 2 (32 .. 64 pairs). N 3696 (Qwen2-72B's 29568 / 8), M 100: 58 W tiles
+    in clusters of 2 at token tile 128 (K 128 k-tiles: dispatch.SPLITK_LONG_K_TILES). Every call
+    correct, the row after the output kept NaN, a graph replayed."""
     N, K = 1000, 8192
     op = GemmRsAr(512, N, K, "none")
     slots = op.splitkw_slots()
@@ -123,4 +123,5 @@ def test_none_dispatch_at_decode_sizes_past_n():
     op = GemmRsAr(512, N, K, "none")
     check_none(op, 100, N, K, "none dispatch N 3696", guard=True)
     launch = op.last_launch[0]
-    assert (launch["schedule"], launch["bn"], launch["cta_group"]) == ("splitkw", 128, 4), launch
+    assert (launch["schedule"], launch["bn"], launch["cta_group"]) == ("splitk", 128, 2), launch
+    assert launch["grid"] == 2 * 58

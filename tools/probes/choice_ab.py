@@ -19,8 +19,9 @@ rule without those token tiles), `cands` (every candidate of
 the tuning sweep at M, tuning.candidates), `nosplitkw` (the op's rule without a table before
 the splitkw schedule, fifteenth session), `nofill` (the same without the fill rule: what an N
 no multiple of 64 got before the fifteenth session), `noraggedsplitk` (the op's rule before
-splitk reached past N, sixteenth session: the fill rule and choose_ragged_splitkw at an N no
-multiple of 64 without splitk; the op's dispatch elsewhere), `splitk-c2` / `splitk-c4` (the splitk schedule
+splitk reached past N, sixteenth session: the fifteenth session's splitkw rule at an N no
+multiple of 64, ragged_splitkw_before, then the fill rule without splitk; the op's dispatch
+elsewhere), `splitk-c2` / `splitk-c4` (the splitk schedule
 at M's token tile, dispatch.splitk_default, with that cluster size), or a fixed choice written
 `swapab64c2`, `swapab112c3`, `tile224c1`, `splitk32c4`. Every path's output is checked against an fp32 reference first (output poisoned
 with NaN; tolerance MAX_RELERR). `--both-regimes` times every path with an L2-resident weight
@@ -62,6 +63,27 @@ def rules_choice(M: int, N: int, arch: str, sm_budget: int, land_rows: int):
                 dispatch.swapab_cta_group(None, M, "none", arch))
     cg = dispatch.choose_cta_group(M)
     return schedule, dispatch.choose_bn(M, N, None, ctas=sm_budget, cluster=cg, mode="none"), cg
+
+
+#: The fifteenth session's dispatch.choose_ragged_splitkw (removed in the sixteenth, when splitk
+#: reached past N and took every point it took): splitkw with clusters of 4 at an N no multiple
+#: of 64, M <= 256, K >= 64 k-tiles, every (W tile, token tile) pair in one wave. The
+#: `noraggedsplitk` rule's reconstruction; tests/test_splitkw_dispatch.py checks that choose_splitk
+#: has a choice wherever it had one.
+RAGGED_SPLITKW_KS = 4
+RAGGED_SPLITKW_MAX_M = 256
+
+
+def ragged_splitkw_before(M: int, N: int, K: int | None, arch: str, sm_budget: int,
+                          slots: dict[int, int]) -> tuple[str, int, int] | None:
+    ks = RAGGED_SPLITKW_KS
+    if (K is None or N % contract.SWAPAB_BM == 0 or arch not in contract.SCHEDULE_ARCHS["splitkw"]
+            or ks not in slots or M > RAGGED_SPLITKW_MAX_M
+            or contract.k_tiles(K) < dispatch.SPLITK_MIN_K_TILES[ks]):
+        return None
+    if not dispatch.splitkw_one_wave(M, N, ks, sm_budget, slots):
+        return None
+    return "splitkw", dispatch.SPLITKW_RULE_BT, ks
 
 
 def resolve(rule: str, M: int, N: int, arch: str, sm_budget: int, land_rows: int,
@@ -122,15 +144,18 @@ def resolve(rule: str, M: int, N: int, arch: str, sm_budget: int, land_rows: int
         return "tile", dispatch.choose_bn(M, N, None, sm_budget, cg, "none", arch), cg
     if rule == "noraggedsplitk":
         # the op's rule without a table before splitk reached past N (sixteenth session): at an
-        # N no multiple of 64 the fill rule without splitk, choose_ragged_splitkw first (given
-        # the splitkw kernels' `kw_slots`); elsewhere the op's rule as it is
+        # N no multiple of 64 ragged_splitkw_before first (given the splitkw kernels'
+        # `kw_slots`), then the fill rule without splitk; elsewhere the op's rule as it is
+        if N % contract.SWAPAB_BM == 0:
+            return None
+        before = ragged_splitkw_before(M, N, K, arch, sm_budget, kw_slots or {})
+        if before is not None:
+            return before
         real = contract.splitk_ragged_n
         contract.splitk_ragged_n = lambda arch, mode: False
         try:
-            return (dispatch.choose_none_by_fill(M, N, arch, sm_budget, land_rows, K=K,
-                                                 cluster_slots=slots or {},
-                                                 splitkw_slots=kw_slots or {})
-                    if N % contract.SWAPAB_BM else None)
+            return dispatch.choose_none_by_fill(M, N, arch, sm_budget, land_rows, K=K,
+                                                cluster_slots=slots or {})
         finally:
             contract.splitk_ragged_n = real
     if rule == "dispatch":

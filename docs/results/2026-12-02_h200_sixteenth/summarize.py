@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """Print this session's tables (BENCHMARKS.md, "One H200, 2026-12-02 (sixteenth session)") from
-the calls' r.tgz: `python3 summarize.py [call1|call2|call3|all]`.
+the calls' r.tgz: `python3 summarize.py [call1|call2|call3|call4|all]`.
 
 call1: tools/ab_time.py runs of tools/probes/choice_ab.py (new / old cache roots alternating,
 two runs each); call2 / call3: one choice_ab.py JSON each (per point the median us of every
-path, the rule names and the kernel the op's dispatch ran; call3 warm and cold weight)."""
+path, the rule names and the kernel the op's dispatch ran; call3 warm and cold weight); call4:
+three such JSONs (fit.json / held.json: splitk with clusters of 2 at M 65..128; kwcold.json:
+the fifteenth session's splitkw rule, warm and cold)."""
 from __future__ import annotations
 
 import json
@@ -92,9 +94,33 @@ def call3() -> None:
               f"speed-up {geo(s):.3f} ({min(s):.2f}-{max(s):.2f})")
 
 
+def call4() -> None:
+    """Clusters of 2 at M 65..128 (fit set, held-out set) and the splitkw rule cold."""
+    for name in ("fit", "held"):
+        print(f"\n{name} set (dispatch time / splitk c2 time, > 1: splitk faster; the worse of "
+              f"warm and cold):\n")
+        print("| N | K | k-tiles | M | the dispatch's kernel | warm | cold | worse |")
+        print("|---|---|---|---|---|---|---|---|")
+        for r in load("call4", f"r/{name}.json"):
+            gain = {reg: r["us"][f"dispatch/{reg}"] / r["us"][f"splitk128c2/{reg}"]
+                    for reg in ("warm", "cold")}
+            print(f"| {r['N']} | {r['K']} | {-(-r['K'] // 64)} | {r['M']} | "
+                  f"{short(r['variants']['dispatch'])} | {gain['warm']:.2f} | {gain['cold']:.2f} | "
+                  f"{min(gain.values()):.2f} |")
+    print("\nthe splitkw rule (fifteenth session) against the rule before it (nosplitkw):\n")
+    print("| N | K | M | dispatch's kernel | rule before | speed-up warm | speed-up cold |")
+    print("|---|---|---|---|---|---|---|")
+    for r in load("call4", "r/kwcold.json"):
+        before = r["rules"]["nosplitkw"]
+        gain = {reg: r["us"][f"{before}/{reg}"] / r["us"][f"dispatch/{reg}"]
+                for reg in ("warm", "cold")}
+        print(f"| {r['N']} | {r['K']} | {r['M']} | {short(r['variants']['dispatch'])} | {before} | "
+              f"{gain['warm']:.2f} | {gain['cold']:.2f} |")
+
+
 if __name__ == "__main__":
     which = sys.argv[1] if len(sys.argv) > 1 else "all"
-    for name, fn in (("call1", call1), ("call2", call2), ("call3", call3)):
+    for name, fn in (("call1", call1), ("call2", call2), ("call3", call3), ("call4", call4)):
         if which in (name, "all"):
             print(f"## {name}\n")
             fn()
