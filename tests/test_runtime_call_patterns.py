@@ -80,3 +80,18 @@ def test_copies_of_an_op_are_new_ops_of_the_same_arguments(monkeypatch, tmp_path
     with pytest.raises(TypeError, match=r"a GemmRsAr over a group \(CpuGroup\) cannot be "
                                         r"pickled: the group's buffers are mapped by its peers"):
         pickle.dumps(rs)
+
+
+def test_a_group_is_shared_by_copies_and_refuses_pickle():
+    """copy.copy / copy.deepcopy of a group return the group itself (its buffers are its peers'
+    too); before, deepcopy raised "cannot pickle '_thread.lock'" from its launch lock. A model
+    deep-copied with its group keeps one group; pickle says why it cannot."""
+    import copy
+    import pickle
+
+    g = CpuGroup()
+    assert copy.copy(g) is g and copy.deepcopy(g) is g
+    assert copy.deepcopy([g, {"again": g}])[1]["again"] is g
+    with pytest.raises(TypeError, match=r"a CpuGroup cannot be pickled: its buffers are mapped"):
+        pickle.dumps(g)
+

@@ -94,6 +94,23 @@ class Group(abc.ABC):
     def stream(self, rank: int) -> torch.cuda.Stream | None:
         """Stream to launch `rank` on; None means the caller's current stream."""
 
+    # ---- copies: a group is shared, never copied ------------------------------------------
+    # Its buffers are mapped by its peers (or, virtual, by every rank of this process), so a
+    # copy would be a group nobody else talks to. copy.copy / copy.deepcopy return the group
+    # itself, as GemmRsAr's copies share it (deep-copying a model whose modules hold a group
+    # keeps one group); pickle refuses it by name (before: "cannot pickle '_thread.lock'").
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        memo[id(self)] = self
+        return self
+
+    def __reduce__(self):
+        raise TypeError(f"a {type(self).__name__} cannot be pickled: its buffers are mapped by "
+                        f"its peers (or its virtual ranks) in this process; build the group in "
+                        f"the process that uses it")
+
     @property
     def rows_pad(self) -> int:
         return contract.rows_pad(self.max_M)
