@@ -14,6 +14,9 @@
 # agreement, the group launch lock): rebuild cache_tp2 from HEAD (rs/ar 160 / 192 kernels).
 # Fourteenth session: rebuild again (rs/ar tile kernels past N); `ragged` also times rs/ar at N
 # 4544 (past N) and 4608 (the extra widths' rule against BNS's 128) on the link.
+# Sixteenth session: rebuild again (every splitk kernel's handoff changed: its DSMEM loads in
+# batches, incl. rs/ar's; one H200 only so far). The checkout's tracked files are ~35 MB now
+# (the largest trace JSONs gzipped), so cache_tp2 has ~29 MB of room.
 # Replaces the fourth session's next_x2.sh (never run; removed: same `large` and `smalln`, here
 # with `check` and `splitk` added). Build here first (CPU, ~2 min), narrowed so the carry stays
 # under 64 MiB with the checkout (~37 MB), cubins only:
