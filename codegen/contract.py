@@ -441,7 +441,9 @@ def decode_fits_n(N: int, cta_group: int, arch: str | None, schedule: str = "swa
     """Whether a decode kernel of (schedule, cta_group) on (`arch`, `mode`) serves N: its W tiles
     divide N (splitk and cta_group 1: 64 rows; the wide kernel: 128) or may reach past it
     (swapab_ragged_n: cta_group 3, and 2 on sm_90a; splitk_ragged_n: splitk of mode none on
-    sm_90a). `mode` None: not known (only splitk asks)."""
+    sm_90a). `mode` None: not known yet, so the loosest (splitk then serves any N on sm_90a, as
+    mode none's does: a caller that knows the mode passes it; rs/ar's N is a multiple of 64
+    anyway, contract.n_multiple)."""
     if schedule == "splitk":
         return N % SWAPAB_BM == 0 or splitk_ragged_n(arch, mode)
     return N % swapab_w_rows(cta_group) == 0 or swapab_ragged_n(cta_group, arch)

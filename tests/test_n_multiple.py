@@ -142,7 +142,7 @@ def test_dispatch_picks_only_kernels_that_serve_n(N):
                     continue
                 schedule, bn, cg = p
                 if contract.decode_schedule(schedule):
-                    assert contract.decode_fits_n(N, cg, "sm_90a", schedule), (M, p)
+                    assert contract.decode_fits_n(N, cg, "sm_90a", schedule, mode), (M, p)
                 else:
                     assert contract.tile_fits_n(N, bn, "sm_90a", mode), (M, p)
                     # the rules at decode sizes take no width reaching past N (mode none's

@@ -95,3 +95,23 @@ def test_a_group_is_shared_by_copies_and_refuses_pickle():
     with pytest.raises(TypeError, match=r"a CpuGroup cannot be pickled: its buffers are mapped"):
         pickle.dumps(g)
 
+
+def test_a_copy_keeps_the_device_the_op_resolved(monkeypatch):
+    """A mode-none op built with device=None binds to the current device at its first call; a
+    copy made later (e.g. copy.deepcopy of the model while another device is current) keeps that
+    device instead of binding to the then-current one (found by a review: the copy's calls with
+    the original's tensors were refused as on another device)."""
+    import copy
+    import pickle
+
+    op = GemmRsAr(512, N, K, "none", arch="sm_90a", sm_budget=132)
+    assert op.device is None
+    monkeypatch.setattr(torch.cuda, "current_device", lambda: 1)
+    assert op._device() == torch.device("cuda", 1)          # what the first call does
+    monkeypatch.setattr(torch.cuda, "current_device", lambda: 0)
+    for new in (copy.copy(op), copy.deepcopy(op), pickle.loads(pickle.dumps(op))):
+        assert new.device == torch.device("cuda", 1) and new._device() == torch.device("cuda", 1)
+    # not yet resolved: the copy resolves at its own first call, as the original would
+    fresh = GemmRsAr(512, N, K, "none", arch="sm_90a", sm_budget=132)
+    assert copy.deepcopy(fresh).device is None
+

@@ -53,7 +53,8 @@ def draw_case(rng: random.Random, arch: str = "sm_90a") -> dict:
         N -= 64     # no multiple of 128 (contract.N_MULTIPLE): no wide decode kernel, few tiles
     if rng.random() < 0.15 and arch != "sm_100a" and mode == "none" and N > 64:
         # no multiple of 64 (mode none on sm_90a: contract.N_MULTIPLE_NONE): only the kernels
-        # whose last tile reaches past N (the tile schedule, the wide decode kernels)
+        # whose last tile reaches past N (the tile schedule, the wide decode kernels, splitkw and
+        # splitk)
         N -= 8 * rng.randint(1, 7)
     max_M = rng.choice((1, 7, 16, 33, 100, 128, 257, 512, 600, 1024, 2048))
     schedule = bn = cta_group = None
@@ -71,7 +72,7 @@ def draw_case(rng: random.Random, arch: str = "sm_90a") -> dict:
     elif pick < 0.75 and arch in contract.SCHEDULE_ARCHS["splitk"]:
         # the K split: a cluster size K allows (one k-tile per CTA), else the decode schedule
         cgs = [c for c in contract.SPLITK_CTA_GROUPS if K >= contract.splitk_min_k(c)
-               and contract.decode_fits_n(N, c, arch, "splitk")]
+               and contract.decode_fits_n(N, c, arch, "splitk", mode)]
         schedule = "splitk" if cgs else "swapab"
         bn = rng.choice(contract.splitk_bns(arch, mode))
         cta_group = rng.choice(cgs) if cgs else 1

@@ -125,7 +125,16 @@ class GemmRsAr:
     def __copy__(self) -> "GemmRsAr":
         """A new op of the same arguments on the same group (launch plans are rebuilt; kernels
         are loaded once per process and shared)."""
-        return type(self)(**self._init_kwargs)
+        return type(self)(**self._copy_kwargs())
+
+    def _copy_kwargs(self) -> dict:
+        """The arguments a copy is built from: the op's, with a mode-none op's device as resolved
+        by now (`device=None` binds at the first call to the current device; a copy made later
+        must not bind to whatever device is current then)."""
+        kw = dict(self._init_kwargs)
+        if self.group is None and self.device is not None:
+            kw["device"] = self.device
+        return kw
 
     def __deepcopy__(self, memo) -> "GemmRsAr":
         """As copy.copy: the group is shared, never copied (its buffers are mapped by its peers;
@@ -141,7 +150,7 @@ class GemmRsAr:
             raise TypeError(f"a GemmRsAr over a group ({type(self.group).__name__}) cannot be "
                             f"pickled: the group's buffers are mapped by its peers' processes; "
                             f"build the op and its group in the process that uses them")
-        return _rebuild_op, (self._init_kwargs,)
+        return _rebuild_op, (self._copy_kwargs(),)
 
     # ---- public queries -------------------------------------------------------------------
     @property
