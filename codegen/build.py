@@ -18,11 +18,13 @@ Compile workers die with the build process (parent-death signal plus a watchdog 
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import importlib.util
 import json
 import os
 import re
+import shutil
 import signal
 import sys
 import tempfile
@@ -138,8 +140,10 @@ def _watch_parent(parent: int) -> None:
 
 def _start_worker(parent: int) -> None:
     """Pool initializer: GPU-blind, and dead as soon as the build process ``parent`` is (killed by
-    SIGTERM or SIGKILL, crashed): Linux's parent-death signal, else a watchdog thread."""
+    SIGTERM or SIGKILL, crashed): Linux's parent-death signal, else a watchdog thread. Ctrl-C is
+    the build process's to handle (it stops every worker at once: _stop_workers)."""
     _init_worker()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     if sys.platform.startswith("linux"):
         import ctypes
 
@@ -296,17 +300,42 @@ def _compile_all(todo: list[Job], jobs: int, cache: Cache, progress: bool,
     try:
         with ProcessPoolExecutor(workers, mp_context=get_context("spawn"), initializer=_start_worker,
                                  initargs=(os.getpid(),)) as pool:
-            futures = {pool.submit(_run_job, str(cache.root), job, compile_fn): job for job in todo}
-            for fut in as_completed(futures):
-                _collect(futures[fut], fut, cache, report)
-                bar.set_postfix_str(futures[fut].variant.name, refresh=False)
-                bar.update(1)
+            try:
+                futures = {pool.submit(_run_job, str(cache.root), job, compile_fn): job for job in todo}
+                for fut in as_completed(futures):
+                    _collect(futures[fut], fut, cache, report)
+                    bar.set_postfix_str(futures[fut].variant.name, refresh=False)
+                    bar.update(1)
+            except KeyboardInterrupt:  # else leaving the pool would first compile every queued job
+                _stop_workers(pool, todo, cache)
+                raise
     except OSError as e:  # no worker could start: no /dev/shm, a process limit, ...
         done = set(report.entries) | {v for v, _ in report.failed}
         report.failed += [(job.variant, f"cannot start compile workers: {e.strerror or e}")
                           for job in todo if job.variant not in done]
     finally:
         bar.close()
+
+
+def _stop_workers(pool: ProcessPoolExecutor, todo: list[Job], cache: Cache) -> None:
+    """Ctrl-C / SIGTERM: cancel the queued jobs, kill the workers now, and remove the temp dirs
+    of the entries they were writing (Cache.build names them ``.tmp-<key16>-<pid>-``)."""
+    procs = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for proc in procs:
+        with contextlib.suppress(OSError, ValueError):
+            proc.kill()
+    for proc in procs:
+        with contextlib.suppress(OSError, ValueError, AssertionError):
+            proc.join(10)
+    pids = {str(proc.pid) for proc in procs}
+    for job in todo:
+        parent = cache.entry_dir(job.variant, job.key).parent
+        for tmp in parent.glob(f".tmp-{job.key[:16]}-*-*"):
+            if tmp.name.split("-")[2] in pids:
+                shutil.rmtree(tmp, ignore_errors=True)
+                with contextlib.suppress(OSError):
+                    parent.rmdir()  # only if empty: as a failed first build leaves it
 
 
 def _collect(job: Job, fut, cache: Cache, report: BuildReport) -> None:

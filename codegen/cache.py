@@ -180,7 +180,8 @@ class Cache:
             if problem is not None:
                 self.quarantine(final, problem)
             final.parent.mkdir(parents=True, exist_ok=True)
-            tmp = Path(tempfile.mkdtemp(prefix=f".tmp-{key[:16]}-", dir=final.parent))
+            # the pid: an interrupted build removes the temp dirs of the workers it killed
+            tmp = Path(tempfile.mkdtemp(prefix=f".tmp-{key[:16]}-{os.getpid()}-", dir=final.parent))
             try:
                 os.chmod(tmp, 0o755)  # mkdtemp's 0700 would hide the entry from other users
                 meta = dict(make(tmp))

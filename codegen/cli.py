@@ -1,16 +1,19 @@
 """``codegen``: build, list, inspect and maintain the kernel cache.
 
-Exit status: 0 on success, 1 on any failure (one ``error: ...`` line each), 2 on bad usage,
-141 (quietly) when stdout is closed early, as in ``codegen list | head``.
+Exit status: 0 on success, 1 on any failure (one ``error: ...`` line each), 2 on bad usage
+(options that select no variant too), 130 on Ctrl-C (143: a build's SIGTERM), 141 (quietly)
+when stdout is closed early, as in ``codegen list | head``.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import logging
 import math
 import os
+import signal
 import sys
 import tempfile
 from pathlib import Path
@@ -73,7 +76,10 @@ def _csv(kind, allowed):
 def _path(text: str) -> Path:
     if not text.strip():
         raise argparse.ArgumentTypeError("must not be empty (it would mean the current directory)")
-    return Path(text).expanduser()
+    try:
+        return Path(text).expanduser()
+    except RuntimeError as e:  # ~user of no such user, or ~ with no home directory
+        raise argparse.ArgumentTypeError(f"{text!r}: cannot expand '~' ({e})") from None
 
 
 def _int_at_least(lo: int):
@@ -219,6 +225,25 @@ def _matrix(args) -> list[Variant]:
                              schedules=args.schedule)
 
 
+#: The matrix options besides --tp: (flag, attribute, default; None: each schedule's own).
+_AXES = (("--arch", "arch", ARCHS), ("--mode", "mode", MODES), ("--transport", "transport", TRANSPORTS),
+         ("--bn", "bn", None), ("--cta-group", "cta_group", None), ("--schedule", "schedule", SCHEDULES))
+
+
+def empty_selection(args, what: str = "nothing was built or written") -> str:
+    """Why the options select no variant (``_matrix(args)`` is empty): the narrowed options, and
+    which one of them, left at its default, would select some."""
+    narrowed = [(flag, attr, default) for flag, attr, default in _AXES
+                if getattr(args, attr) is not None and set(getattr(args, attr)) != set(default or ())]
+    given = " ".join(f"{flag} {','.join(map(str, getattr(args, attr)))}" for flag, attr, _ in narrowed)
+    culprits = [flag for flag, attr, default in narrowed
+                if _matrix(argparse.Namespace(**dict(vars(args), **{attr: default})))]
+    hint = f" (without {' or without '.join(culprits)} they would select some)" if culprits else ""
+    return (f"{given or 'these options'} select no kernel variant{hint}: a schedule exists only on "
+            "some archs and modes (splitkw: sm_90a, mode none) and has its own --bn and "
+            "--cta-group values (codegen build --help); " + what)
+
+
 def trace_root_problem(cache_dir: Path | None, root: Path) -> str | None:
     """Why ``codegen build --trace`` must not write into ``root``, or None.
 
@@ -258,11 +283,25 @@ def _cmd_build(args, cache) -> int:
             _error(problem)
             return 2
     variants = _matrix(args)
+    if not variants:  # else a build of nothing exits 0 and its empty manifest becomes the newest
+        _error(empty_selection(args))
+        return 2
     manifest = args.manifest or cache.root / "manifests" / f"{manifest_name(args)}.json"
+    if args.manifest is not None and not _in_dir(args.manifest, cache.root / "manifests"):
+        print(f"note: {args.manifest} is outside {cache.root / 'manifests'}: `codegen cache prune` "
+              "keeps only what the manifests there name, so it will remove the entries this one "
+              "names, and the runtime reads it only when pinned (CODEGEN_MANIFEST or "
+              "check-deploy --manifest)", file=sys.stderr)
     # CODEGEN_NO_COMPILE: build raises NoCompileError (a RuntimeError: main prints it, exit 1)
     # before it renders anything or starts a worker
-    report = build(variants, jobs=args.jobs, cache=cache, progress=not args.no_progress,
-                   manifest_path=manifest, **({"trace": True} if args.trace else {}))
+    try:
+        with _sigterm_interrupts():
+            report = build(variants, jobs=args.jobs, cache=cache, progress=not args.no_progress,
+                           manifest_path=manifest, **({"trace": True} if args.trace else {}))
+    except KeyboardInterrupt as e:  # Ctrl-C or SIGTERM: the workers are stopped, their temp dirs gone
+        _error(f"interrupted: no manifest written ({manifest} is as it was); the kernels built "
+               "so far stay in the cache and the same command reuses them")
+        return 128 + (signal.SIGTERM if isinstance(e, Terminated) else signal.SIGINT)
     for variant, line in report.failed:
         _error(f"{variant.name}: {line}")
     if report.logs:
@@ -275,6 +314,33 @@ def _cmd_build(args, cache) -> int:
     if report.manifest is not None:
         print(f"manifest: {report.manifest}")
     return 0 if report.ok else 1
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM during a build: stopped as Ctrl-C stops it (workers killed, temp dirs removed)."""
+
+
+@contextlib.contextmanager
+def _sigterm_interrupts():
+    """While a build runs, SIGTERM raises Terminated (the default action would leave the killed
+    workers' temp dirs behind until a prune an hour later)."""
+    def on_term(signum, frame):
+        raise Terminated()
+
+    try:
+        previous = signal.signal(signal.SIGTERM, on_term)
+    except ValueError:  # not the main thread: leave SIGTERM alone
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _in_dir(path: Path, directory: Path) -> bool:
+    """``path`` is a file directly in ``directory`` (manifest_paths does not look deeper)."""
+    return os.path.dirname(os.path.realpath(path)) == os.path.realpath(directory)
 
 
 def _write_logs(logdir: Path, logs: dict) -> Path | None:
@@ -316,7 +382,11 @@ def _cmd_list(args, cache) -> int:
 
     ctx = KeyContext.current(**({"trace": True} if args.trace else {}))
     failures = 0
-    for variant in _matrix(args):
+    variants = _matrix(args)
+    if not variants:
+        _error(empty_selection(args, "nothing to list"))
+        return 2
+    for variant in variants:
         try:
             job = prepare_job(variant, ctx)
         except Exception as e:  # noqa: BLE001 - report, keep listing
@@ -457,6 +527,9 @@ def main(argv: list[str] | None = None) -> int:
         rc = handler[args.cmd](args, cache)
         sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's exit
         return rc
+    except KeyboardInterrupt:
+        _error("interrupted")
+        return 128 + signal.SIGINT
     except BrokenPipeError:
         _silence_stdout()
         return 141  # 128 + SIGPIPE: what a tool killed by the signal reports, without a message

@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import shlex
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -154,7 +155,7 @@ def rebuild_command(m: Manifest, root: Path, cache_flag: str | None) -> str:
             variants.append(Variant.parse(name))
         except SpecError:
             pass
-    prefix = "codegen" + (f" --cache-dir {cache_flag}" if cache_flag else "")
+    prefix = "codegen" + (f" --cache-dir {shlex.quote(cache_flag)}" if cache_flag else "")  # a shell line
     args = _build_args(set(variants), m.path.stem)
     if args is None:
         hints = sorted({build_command(v.arch, v.mode, v.tp) for v in variants})
@@ -168,7 +169,7 @@ def rebuild_command(m: Manifest, root: Path, cache_flag: str | None) -> str:
             parts += [flag, ",".join(map(str, values))]
     default_path = root / "manifests" / f"{manifest_name(args)}.json"
     if os.path.abspath(m.path) != os.path.abspath(default_path):
-        parts += ["--manifest", str(m.path)]
+        parts += ["--manifest", shlex.quote(str(m.path))]
     return " ".join(parts)
 
 

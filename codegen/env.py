@@ -165,15 +165,22 @@ def _positive_int(environ: Mapping[str, str], name: str, default: int,
     return value
 
 
+def _user_path(name: str, raw: str) -> Path:
+    try:
+        return Path(raw).expanduser()
+    except RuntimeError as e:  # ~user of no such user, or ~ with no home directory
+        raise ValueError(f"{name}={raw!r}: cannot expand '~' ({e})") from None
+
+
 def load(environ: Mapping[str, str] | None = None) -> Settings:
     """Read every switch from ``environ`` (default ``os.environ``); ValueError on a bad value."""
     env = os.environ if environ is None else environ
     raw_dir = env.get("CODEGEN_CACHE_DIR", "").strip()
-    cache_dir = Path(raw_dir).expanduser().resolve() if raw_dir else repo_root() / "generated"
+    cache_dir = _user_path("CODEGEN_CACHE_DIR", raw_dir).resolve() if raw_dir else repo_root() / "generated"
     raw_manifest = env.get("CODEGEN_MANIFEST", "").strip()
     return Settings(
         cache_dir=cache_dir,
-        manifest=Path(raw_manifest).expanduser() if raw_manifest else None,
+        manifest=_user_path("CODEGEN_MANIFEST", raw_manifest) if raw_manifest else None,
         jobs=_positive_int(env, "CODEGEN_JOBS", os.cpu_count() or 1),
         disable_multicast=_disabled_fail_closed(env, "CODEGEN_DISABLE_MULTICAST"),
         wait_timeout_ms=_positive_int(env, "CODEGEN_WAIT_TIMEOUT_MS", DEFAULT_WAIT_TIMEOUT_MS,
