@@ -287,6 +287,14 @@ def _cmd_build(args, cache) -> int:
         _error(empty_selection(args))
         return 2
     manifest = args.manifest or cache.root / "manifests" / f"{manifest_name(args)}.json"
+    if args.manifest is not None and os.path.lexists(manifest) and (
+            manifest.is_symlink() or not manifest.is_file()):
+        # (the manifest is written through a temp file and a rename, which would replace a
+        # symlink, a device such as /dev/stdout, or fail on a directory)
+        _error(f"--manifest {manifest} exists and is not a regular file (a symlink, directory or "
+               f"device): the build replaces the file it names; give the path of a regular file "
+               f"or a new one")
+        return 2
     if args.manifest is not None and not _in_dir(args.manifest, cache.root / "manifests"):
         print(f"note: {args.manifest} is outside {cache.root / 'manifests'}: `codegen cache prune` "
               "keeps only what the manifests there name, so it will remove the entries this one "

@@ -11,6 +11,7 @@ import shlex
 import signal
 import subprocess
 import time
+from pathlib import Path
 
 import pytest
 
@@ -117,6 +118,22 @@ def test_a_manifest_outside_the_root_says_prune_will_not_see_it(capsys, fake_bui
     rc, out, err = run(capsys, "build", "--tp", "2", *B, "--no-progress",
                        "--manifest", str(root / "manifests" / "mine.json"))
     assert rc == 0 and err == ""
+
+
+def test_a_manifest_path_that_is_no_regular_file_is_refused(capsys, fake_build, tmp_path):
+    """The manifest is written through a temp file and a rename: over a symlink (or, as root,
+    /dev/stdout) it would replace the link or the device node with a file. Refused before any
+    build; a new path or a regular file is fine."""
+    target = tmp_path / "real.json"
+    target.write_text("{}")
+    link = tmp_path / "link.json"
+    link.symlink_to(target)
+    for path in (link, tmp_path, Path("/dev/null")):
+        rc, out, err = run(capsys, "build", "--tp", "2", *B, "--no-progress", "--manifest", str(path))
+        assert rc == 2 and "is not a regular file" in err, (path, err)
+    assert link.is_symlink() and target.read_text() == "{}"
+    rc, out, err = run(capsys, "build", "--tp", "2", *B, "--no-progress", "--manifest", str(target))
+    assert rc == 0 and not target.read_text() == "{}"
 
 
 # ---- Ctrl-C and SIGTERM in the middle of a build -------------------------------------------------
