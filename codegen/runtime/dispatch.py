@@ -475,14 +475,20 @@ SPLITK_SPREAD_BT = 128
 SPLITK_SPREAD_KS = 2
 
 
+def splitk_max_m(ks: int, k_tiles: int) -> int:
+    """The most rows choose_splitk serves with one token tile in clusters of `ks`:
+    SPLITK_MAX_M, or SPLITK_LONG_K_MAX_M where K has SPLITK_LONG_K_TILES k-tiles."""
+    long_k = SPLITK_LONG_K_MAX_M.get(ks, 0) if k_tiles >= SPLITK_LONG_K_TILES else 0
+    return max(SPLITK_MAX_M.get(ks, 0), long_k)
+
+
 def choose_splitk(M: int, N: int, K: int, arch: str, sm_budget: int,
                   cluster_slots: dict[int, int], spread: bool = True
                   ) -> tuple[str, int, int] | None:
     """The splitk choice of the wave-fill rule, or None where it does not pay (see above): M's
     token tile with the largest cluster size the op can load (`cluster_slots`: cluster size ->
     clusters the device holds at once) whose clusters cover every W tile in one wave and whose
-    K has that size's SPLITK_MIN_K_TILES k-tiles, for M up to that size's SPLITK_MAX_M (or
-    SPLITK_LONG_K_MAX_M where K has SPLITK_LONG_K_TILES k-tiles);
+    K has that size's SPLITK_MIN_K_TILES k-tiles, for M up to splitk_max_m;
     past it, where the kernels spread their token tiles (`spread` False: never, for probes),
     clusters of SPLITK_SPREAD_KS at token tile SPLITK_SPREAD_BT while every (W tile, token tile)
     pair gets a cluster at once."""
@@ -493,9 +499,7 @@ def choose_splitk(M: int, N: int, K: int, arch: str, sm_budget: int,
     room = {ks: min(slots, sm_budget // ks) for ks, slots in cluster_slots.items()
             if ks in SPLITK_CTA_GROUPS and k_tiles >= SPLITK_MIN_K_TILES[ks]}
     fits = [ks for ks, clusters in room.items() if tiles <= clusters]
-    if fits and M <= max(SPLITK_MAX_M.get(max(fits), 0),
-                         SPLITK_LONG_K_MAX_M.get(max(fits), 0)
-                         if k_tiles >= SPLITK_LONG_K_TILES else 0):
+    if fits and M <= splitk_max_m(max(fits), k_tiles):
         return "splitk", swapab_token_tile(M, None, splitk_bns(arch, "none")), max(fits)
     ks, bt = SPLITK_SPREAD_KS, SPLITK_SPREAD_BT
     if (spread and splitk_spread(arch, "none") and M > bt and M <= SWAPAB_MAX_ROWS

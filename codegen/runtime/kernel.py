@@ -47,9 +47,10 @@ class LoadedKernel:
     def contract_mismatch(self, N: int | None = None) -> str | None:
         """Why this entry's parameter list is not the contract's (built by an older codegen),
         or None. The runtime packs exactly the contract's list, so such an entry is unusable.
-        Also whether a tile kernel the contract lets reach past N (contract.tile_ragged_n) was
-        built to (older entries stop at floor(N / BN) tiles): given the op's N, only where the
-        width does not divide N; N unknown (codegen check-deploy), for any N."""
+        Also whether a tile or splitk kernel the contract lets reach past N
+        (contract.variant_ragged_n) was built to (older entries stop at floor(N / width) tiles):
+        given the op's N, only where the width does not divide N; N unknown (codegen
+        check-deploy), for any N."""
         want = [name for name, _ in contract.kernel_params(self.arch, self.mode,
                                                            self.variant.schedule)]
         have = [s.name for s in self.specs]
@@ -63,17 +64,17 @@ class LoadedKernel:
             if built is not True:
                 return (f"its last {contract.swapab_w_rows(v.cta_group)}-row W tile cannot "
                         f"reach past N, which the contract's runtime assumes")
-        if (v.schedule == "splitk" and contract.splitk_ragged_n(v.arch, v.mode)
-                and (N is None or N % contract.SWAPAB_BM)
+        # splitk (mode none, sixteenth session) and the tile schedule: entries from before their
+        # launch key stop at floor(N / width) tiles, so they serve only an N the width divides
+        stops = {"splitk": (contract.SWAPAB_BM, "64-row W tiles", "an N that 64 does not divide"),
+                 "tile": (v.bn, f"tiles of {v.bn} columns", "an N it does not divide")}
+        if (v.schedule in stops
+                and contract.variant_ragged_n(v.schedule, v.cta_group, v.arch, v.mode)
                 and self.entry.meta["launch"].get("ragged_n") is not True):
-            # (entries from before the sixteenth session stop at floor(N / 64) W tiles)
-            return ("its 64-row W tiles stop at a multiple of 64, so it cannot serve "
-                    + ("an N that 64 does not divide" if N is None else f"N = {N}"))
-        if (v.schedule == "tile" and contract.tile_ragged_n(v.arch, v.mode)
-                and (N is None or N % v.bn)
-                and self.entry.meta["launch"].get("ragged_n") is not True):
-            return (f"its tiles of {v.bn} columns stop at a multiple of {v.bn}, so it cannot "
-                    f"serve " + ("an N it does not divide" if N is None else f"N = {N}"))
+            width, tiles, any_n = stops[v.schedule]
+            if N is None or N % width:
+                return (f"its {tiles} stop at a multiple of {width}, so it cannot serve "
+                        + (any_n if N is None else f"N = {N}"))
         return None
 
     def _load(self):

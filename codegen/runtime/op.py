@@ -111,12 +111,13 @@ class GemmRsAr:
         self._plans: dict[tuple[int, int], CallPlan] = {}
         self.health = RankHealth(group, self._device)
         self.last_launch: dict[int, dict] = {}  # rank -> {variant, bn, cta_group, grid}
-        # the arguments as resolved here (copy, deepcopy and pickle build a new op from them)
+        # the arguments as resolved here, but the device (copy, deepcopy and pickle build a new
+        # op from them and self.device: _copy_kwargs)
         self._init_kwargs = dict(
             max_M=max_M, N=N, K=K, mode=mode, group=group, bn=bn, cta_group=cta_group,
             sm_budget=sm_budget, transport=transport, schedule=schedule, arch=arch, min_m=min_m,
             timeout_ms=self.timeout_ns // 1_000_000, cache_dir=self.cache_dir,
-            manifest=self.manifest, device=self.device)
+            manifest=self.manifest)
 
     # ---- copies: a new op of the same arguments ------------------------------------------------
     # An op holds per-process device state (loaded kernels, packed launch plans with raw
@@ -128,13 +129,10 @@ class GemmRsAr:
         return type(self)(**self._copy_kwargs())
 
     def _copy_kwargs(self) -> dict:
-        """The arguments a copy is built from: the op's, with a mode-none op's device as resolved
-        by now (`device=None` binds at the first call to the current device; a copy made later
-        must not bind to whatever device is current then)."""
-        kw = dict(self._init_kwargs)
-        if self.group is None and self.device is not None:
-            kw["device"] = self.device
-        return kw
+        """The arguments a copy is built from: the op's, with its device as resolved by now (a
+        mode-none op's `device=None` binds at the first call to the current device; a copy made
+        later must not bind to whatever device is current then)."""
+        return dict(self._init_kwargs, device=self.device)
 
     def __deepcopy__(self, memo) -> "GemmRsAr":
         """As copy.copy: the group is shared, never copied (its buffers are mapped by its peers;
