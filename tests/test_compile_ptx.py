@@ -270,6 +270,28 @@ def test_decode_waits_keep_uniform_addresses(report, v):
         f"the layout that cost the decode kernels 0.5-1.2 us (see the docstring)")
 
 
+@pytest.mark.parametrize("v", [v for v in VARIANTS if v.schedule in ("splitk", "splitkw")],
+                         ids=lambda v: v.name)
+def test_splitk_handoff_orders_shared_memory_only(report, built, v):
+    """The splitk / splitkw handoff (templates/splitk_handoff.j2) publishes a partial tile with
+    the release fence restricted to shared::cta and relaxed remote arrives, and waits with an
+    acquire at cluster scope. Until 2026-12-02 (seventeenth session) every remote arrive was a
+    release at cluster scope with a fence.acq_rel.cluster before and after: on sm_90a each is a
+    MEMBAR.ALL.GPU, 2 KS + 2 in a row per tile (10 at clusters of 4), which wait for global
+    memory too. One full fence is left (before the arrives that free the partial tiles: no
+    restricted release fence orders shared::cluster reads in ptxas 13.0)."""
+    ptx = built[v][0]
+    assert ptx.count("fence.release.sync_restrict::shared::cta.cluster") == 1
+    assert len(re.findall(r"mbarrier\.arrive\.relaxed\.cluster\.shared::cluster", ptx)) == 2 * v.cta_group
+    assert not _has(ptx, r"mbarrier\.arrive\.release\.cluster"), "a release arrive at cluster scope"
+    assert ptx.count("fence.acq_rel.cluster") == 1
+    waits = re.findall(r"mbarrier\.try_wait\.parity\.([a-z]+\.[a-z]+)\.shared::cta", ptx)
+    assert "acquire.cluster" in waits, "no cluster-scope acquire on the handoff's barriers"
+    if v.arch == "sm_90a" and v.mode == "none":
+        membars = _sass_lines(report.entries[v].file("kernel.cubin"), "MEMBAR.ALL.GPU")
+        assert len(membars) == 1, f"{len(membars)} MEMBAR.ALL.GPU in a mode-none splitk kernel"
+
+
 @pytest.mark.parametrize("v", [v for v in VARIANTS if v.schedule == "swapab"
                                or v.arch == "sm_90a"], ids=lambda v: v.name)
 def test_no_local_memory(built, v):
