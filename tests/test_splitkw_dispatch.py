@@ -84,12 +84,13 @@ def test_rule_takes_it_while_its_pairs_fit_one_wave():
     assert rule(1536, 704, 8192, "sm_90a", budget, SLOTS) is None
     for N in (2048, 4544, 7168):
         assert rule(513, N, 8192, "sm_90a", budget, SLOTS) is None
-    # K: clusters of 2 from 24 k-tiles (N 512, K 1536 measured 1.08x-1.14x), of 4 from 40
-    # (N 640, K 2560: 1.05x-1.13x over clusters of 2)
-    assert rule(513, 512, 1536, "sm_90a", budget, SLOTS) == ("splitkw", 128, 2)
-    assert rule(513, 512, 1472, "sm_90a", budget, SLOTS) is None
-    assert rule(520, 640, 2496, "sm_90a", budget, SLOTS) == ("splitkw", 128, 2)
-    assert rule(520, 640, 2560, "sm_90a", budget, SLOTS) == ("splitkw", 128, 4)
+    # K: clusters of 2 from 22 k-tiles, of 4 from 32 (seventeenth session, the cheaper handoff:
+    # N 704 K 1408 / N 1088 K 1472 clusters of 2 1.08x-1.17x the tile schedule; N 512 K 2048,
+    # N 640 K 2432 clusters of 4 up to 1.21x over 2; before: 24 / 40 k-tiles)
+    assert rule(513, 512, 1408, "sm_90a", budget, SLOTS) == ("splitkw", 128, 2)
+    assert rule(513, 512, 1344, "sm_90a", budget, SLOTS) is None
+    assert rule(520, 640, 1984, "sm_90a", budget, SLOTS) == ("splitkw", 128, 2)
+    assert rule(520, 640, 2048, "sm_90a", budget, SLOTS) == ("splitkw", 128, 4)
     # a budget: clusters that fit it, at most
     assert rule(1024, 704, 8192, "sm_90a", 80, SLOTS) is None      # 48 pairs > 40 clusters
     assert rule(513, 704, 8192, "sm_90a", 100, SLOTS) == ("splitkw", 128, 2)   # 30 > 25

@@ -444,9 +444,17 @@ FILL_BUSY_MARGIN = 1.1
 #: at 8 more random shapes (24 points): 1.018x the old bound's picks (0.92x-1.16x), 0.983 of the
 #: better of the two; every point at 34..35 k-tiles (six, over both random sets) took splitk
 #: 1.03x-1.09x faster, so the bound is 34 (K > 2112; that last step is not held out).
+#: Seventeenth session: the handoff lost its 2 KS + 2 MEMBAR.ALL.GPU per tile (splitk c2 0.7-0.9
+#: us, c4 1.3-3.1 us faster), and the bounds were refitted against the dispatch of the bounds
+#: before (one H200, worse of warm and cold, shapes chosen before the run): clusters of 2 at N
+#: 2048..3584 x 20..32 k-tiles x M 1 / 16 / 64 measured 0.93x-1.10x torch.mm against the decode
+#: kernel's 0.87x-1.04x (better at 23 of 30 points, at most 4% worse at the others); clusters of 4
+#: at N 768..1792 x 32..60 k-tiles x M 1..128 won all 32 points, 1.00x-2.67x torch.mm against
+#: 0.79x-1.96x for the pick before (clusters of 2 or the decode kernels); held out: BENCHMARKS.md,
+#: seventeenth session.
 SPLITK_MAX_W_TILES = 56          # N / 64 at most (N <= 3584) ...
-#: k-tiles at least per cluster size: 2 from K > 2112, 4 at SPLITK_MIN_K_TILES_PER_CTA each
-SPLITK_MIN_K_TILES = {2: 34, 4: 4 * SPLITK_MIN_K_TILES_PER_CTA}
+#: k-tiles at least per cluster size: 2 from K > 1216, 4 from K > 1984 (before: 34 / 64)
+SPLITK_MIN_K_TILES = {2: 20, 4: 32}
 #: ... and up to 64 W tiles (N 3648..4096, within the 66 clusters of 2 an H200 holds) from this
 #: many k-tiles (K > 3520). Tenth session, one H200, N 3712..4096 x K 2816..14336 x M 1/16/32/64
 #: against the decode kernel: from K 3584 geometric mean 1.047x (64 points, 0.95x-1.23x; at K
@@ -454,7 +462,7 @@ SPLITK_MIN_K_TILES = {2: 34, 4: 4 * SPLITK_MIN_K_TILES_PER_CTA}
 #: 4024..16280, 18 points): 1.115x the decode kernel (0.99x-1.23x).
 SPLITK_WIDE_MAX_W_TILES = 64
 SPLITK_WIDE_MIN_K_TILES = 56
-SPLITK_SPREAD_MIN_K_TILES = 44   # ... for the spread clause (K > 2752)
+SPLITK_SPREAD_MIN_K_TILES = 25   # ... for the spread clause (K > 1536; before: 44)
 SPLITK_MAX_M = {4: 192, 2: 64}   # per cluster size (4: 128 until token tiles 160 / 192)
 #: ... and clusters of 2 up to M = 128 (token tile 128) where K has at least
 #: SPLITK_LONG_K_TILES k-tiles (sixteenth session, one H200, worse of warm and cold). Fitted on 6
@@ -463,16 +471,26 @@ SPLITK_MAX_M = {4: 192, 2: 64}   # per cluster size (4: 128 until token tiles 16
 #: 5000 M 112: 0.67x -> 1.00x torch.mm), at 48 k-tiles 0.96x-1.01x, at 36 0.93x-0.96x. Held out
 #: at 6 more (16 points the bound takes, N 2560..3584): 1.00x-1.24x; the two held-out shapes at 41 /
 #: 47 k-tiles would have gained too (1.02x-1.40x): the bound is not lowered on them.
+#: Seventeenth session (the cheaper handoff): from 36 k-tiles (N 2048..3328, 36..56 k-tiles, M 80 /
+#: 112 / 128: 0.89x-1.14x torch.mm against the decode kernels' 0.78x-1.02x, 11 of 12 points).
 SPLITK_LONG_K_MAX_M = {2: 128}
-SPLITK_LONG_K_TILES = 64
+SPLITK_LONG_K_TILES = 36
 #: Past those, where the splitk kernels spread (W tile, token tile) pairs over their clusters
 #: (contract.splitk_spread; seventh session): clusters of 2 at token tile 128 for M 129..512
 #: wherever every pair gets a cluster at once (N / 64 * ceil(M / 128) <= the clusters the
 #: device holds). One H200, 8 small-N shapes x M 176..512 (K 3072..14336): where the pairs fit,
 #: 0.99x-1.53x the fill rule's wide kernel (N 1152 K 12352 M 336: 0.66x -> 0.96x torch.mm);
 #: where they did not (72+ pairs for 66 clusters: two waves), 0.5x-0.8x of it.
+#: Seventeenth session (the cheaper handoff; one H200, worse of warm and cold): from 25 k-tiles
+#: (fitted on 6 shapes at 25..42 k-tiles, N 512..2048 x M 160..448: where the pairs fit, clusters
+#: of 2 0.81x-0.95x torch.mm against the decode kernels' 0.75x-0.96x, at most 2% slower at 3 of
+#: 16 points), and clusters of 4 first where every pair gets one of those (at most 30 on an
+#: H200; from 32 k-tiles, SPLITK_MIN_K_TILES): 1.04x-1.33x over the pick before at 7 points (N
+#: 640 K 4096 M 256: 0.92x -> 1.22x torch.mm), also before one token tile of 160 / 192 in
+#: clusters of 4. Held out: BENCHMARKS.md, seventeenth session.
 SPLITK_SPREAD_BT = 128
-SPLITK_SPREAD_KS = 2
+SPLITK_SPREAD_FIRST_KS = 4   # tried before the one-token-tile choice (None: never)...
+SPLITK_SPREAD_KS = 2         # ... and after it
 
 
 def splitk_max_m(ks: int, k_tiles: int) -> int:
@@ -490,22 +508,29 @@ def choose_splitk(M: int, N: int, K: int, arch: str, sm_budget: int,
     clusters the device holds at once) whose clusters cover every W tile in one wave and whose
     K has that size's SPLITK_MIN_K_TILES k-tiles, for M up to splitk_max_m;
     past it, where the kernels spread their token tiles (`spread` False: never, for probes),
-    clusters of SPLITK_SPREAD_KS at token tile SPLITK_SPREAD_BT while every (W tile, token tile)
-    pair gets a cluster at once."""
+    clusters of SPLITK_SPREAD_FIRST_KS (before the one-token-tile choice) or SPLITK_SPREAD_KS
+    (after it) at token tile SPLITK_SPREAD_BT where they give every (W tile, token tile) pair
+    one at once."""
     tiles, k_tiles = cdiv(N, SWAPAB_BM), k_tiles_of(K)
     if arch not in SCHEDULE_ARCHS.get("splitk", ()) or tiles > SPLITK_WIDE_MAX_W_TILES or (
             tiles > SPLITK_MAX_W_TILES and k_tiles < SPLITK_WIDE_MIN_K_TILES):
         return None
     room = {ks: min(slots, sm_budget // ks) for ks, slots in cluster_slots.items()
             if ks in SPLITK_CTA_GROUPS and k_tiles >= SPLITK_MIN_K_TILES[ks]}
+    bt = SPLITK_SPREAD_BT
+
+    def spreads(ks: int | None) -> bool:
+        return (ks is not None and spread and splitk_spread(arch, "none")
+                and bt < M <= SWAPAB_MAX_ROWS and k_tiles >= SPLITK_SPREAD_MIN_K_TILES
+                and splitk_units(M, N, bt, arch, "none") <= room.get(ks, 0))
+
+    if spreads(SPLITK_SPREAD_FIRST_KS):
+        return "splitk", bt, SPLITK_SPREAD_FIRST_KS
     fits = [ks for ks, clusters in room.items() if tiles <= clusters]
     if fits and M <= splitk_max_m(max(fits), k_tiles):
         return "splitk", swapab_token_tile(M, None, splitk_bns(arch, "none")), max(fits)
-    ks, bt = SPLITK_SPREAD_KS, SPLITK_SPREAD_BT
-    if (spread and splitk_spread(arch, "none") and M > bt and M <= SWAPAB_MAX_ROWS
-            and k_tiles >= SPLITK_SPREAD_MIN_K_TILES
-            and splitk_units(M, N, bt, arch, "none") <= room.get(ks, 0)):
-        return "splitk", bt, ks
+    if spreads(SPLITK_SPREAD_KS):
+        return "splitk", bt, SPLITK_SPREAD_KS
     return None
 
 
@@ -610,7 +635,10 @@ def choose_none_by_fill(M: int, N: int, arch: str, sm_budget: int, land_rows: in
 #: points (N 512 K 1536, N 832 K 1984: 24 / 31 k-tiles, splitkw 1.08x-1.16x there) and
 #: clusters of 4 at 40 k-tiles (N 640 K 2560, 25..30 pairs: 1.05x-1.13x over 2), so the bounds
 #: below were lowered to what both calls measured (a fit to call 2: call 3 holds them out).
-SPLITKW_MIN_K_TILES = {2: 24, 4: 40}
+#: Seventeenth session (the cheaper handoff; M 513 / 768): clusters of 2 at 22..23 k-tiles beat the
+#: tile schedule 1.08x-1.17x (N 704 / 1088); clusters of 4 beat 2 at 32..38 k-tiles where their
+#: pairs fit one wave (N 512 / 576 / 640: up to 1.21x, one tie), so 22 / 32 (before: 24 / 40).
+SPLITKW_MIN_K_TILES = {2: 22, 4: 32}
 SPLITKW_RULE_BT = 128
 
 

@@ -21,7 +21,8 @@ the splitkw schedule, fifteenth session), `nofill` (the same without the fill ru
 no multiple of 64 got before the fifteenth session), `noraggedsplitk` (the op's rule before
 splitk reached past N, sixteenth session: the fifteenth session's splitkw rule at an N no
 multiple of 64, ragged_splitkw_before, then the fill rule without splitk; the op's dispatch
-elsewhere), `splitk-c2` / `splitk-c4` (the splitk schedule
+elsewhere), `bounds16` (the op's own choice with the K bounds before the seventeenth session's
+refit, BOUNDS16), `splitk-c2` / `splitk-c4` (the splitk schedule
 at M's token tile, dispatch.splitk_default, with that cluster size), or a fixed choice written
 `swapab64c2`, `swapab112c3`, `tile224c1`, `splitk32c4`. Every path's output is checked against an fp32 reference first (output poisoned
 with NaN; tolerance MAX_RELERR). `--both-regimes` times every path with an L2-resident weight
@@ -72,6 +73,7 @@ def rules_choice(M: int, N: int, arch: str, sm_budget: int, land_rows: int):
 #: has a choice wherever it had one.
 RAGGED_SPLITKW_KS = 4
 RAGGED_SPLITKW_MAX_M = 256
+RAGGED_SPLITKW_MIN_K_TILES = 64   # the fifteenth session's dispatch.SPLITK_MIN_K_TILES[4]
 
 
 def ragged_splitkw_before(M: int, N: int, K: int | None, arch: str, sm_budget: int,
@@ -79,11 +81,31 @@ def ragged_splitkw_before(M: int, N: int, K: int | None, arch: str, sm_budget: i
     ks = RAGGED_SPLITKW_KS
     if (K is None or N % contract.SWAPAB_BM == 0 or arch not in contract.SCHEDULE_ARCHS["splitkw"]
             or ks not in slots or M > RAGGED_SPLITKW_MAX_M
-            or contract.k_tiles(K) < dispatch.SPLITK_MIN_K_TILES[ks]):
+            or contract.k_tiles(K) < RAGGED_SPLITKW_MIN_K_TILES):
         return None
     if not dispatch.splitkw_one_wave(M, N, ks, sm_budget, slots):
         return None
     return "splitkw", dispatch.SPLITKW_RULE_BT, ks
+
+
+#: The dispatch's bounds before the seventeenth session's refit (fitted against the splitk
+#: handoff with 2 KS + 2 MEMBAR.ALL.GPU per tile; the spread clause with clusters of 2 only):
+#: the `bounds16` rule is the op's own choice (its table, else its rules) with these set back.
+BOUNDS16 = {"SPLITK_MIN_K_TILES": {2: 34, 4: 64}, "SPLITK_LONG_K_TILES": 64,
+            "SPLITKW_MIN_K_TILES": {2: 24, 4: 40}, "SPLITK_SPREAD_MIN_K_TILES": 44,
+            "SPLITK_SPREAD_FIRST_KS": None}
+
+
+def bounds16_choice(op_choice, M: int) -> tuple[str, int, int]:
+    """op_choice(M) (an op's .choice) with dispatch's BOUNDS16 constants set back."""
+    saved = {name: getattr(dispatch, name) for name in BOUNDS16}
+    try:
+        for name, value in BOUNDS16.items():
+            setattr(dispatch, name, value)
+        return tuple(op_choice(M))
+    finally:
+        for name, value in saved.items():
+            setattr(dispatch, name, value)
 
 
 def resolve(rule: str, M: int, N: int, arch: str, sm_budget: int, land_rows: int,
@@ -172,14 +194,16 @@ def resolve(rule: str, M: int, N: int, arch: str, sm_budget: int, land_rows: int
 
 def expand(rules: list[str], M: int, N: int, arch: str, sm_budget: int, land_rows: int,
            K: int | None = None, slots: dict[int, int] | None = None,
-           kw_slots: dict[int, int] | None = None) -> dict[str, tuple | None]:
+           kw_slots: dict[int, int] | None = None, op_choice=None) -> dict[str, tuple | None]:
     """{rule name: choice} of the named rules, `cands` expanded into its candidates (each
-    named by its label; given K, the splitk ones too)."""
+    named by its label; given K, the splitk ones too); `bounds16` needs `op_choice`."""
     from codegen.runtime.tuning import candidates
 
     out = {}
     for r in rules:
-        if r == "cands":
+        if r == "bounds16":
+            out[r] = bounds16_choice(op_choice, M)
+        elif r == "cands":
             out.update({label(c): c for c in candidates(M, N, arch, "none", K=K)})
         else:
             out[r] = resolve(r, M, N, arch, sm_budget, land_rows, K, slots, kw_slots)
@@ -212,7 +236,7 @@ def main(argv=None) -> int:
         contract.SWAPAB_MAX_ROWS = max(contract.SWAPAB_MAX_ROWS, args.decode_rows)
     rules = [r for r in args.rules.split(",") if r]
     for r in rules:  # fail on a typo before touching the GPU
-        if r != "cands":
+        if r not in ("cands", "bounds16"):
             resolve(r, 16, 4096, "sm_90a", 132, 512)
 
     import torch
@@ -242,7 +266,7 @@ def main(argv=None) -> int:
             paths = {"torch.mm": None}
             chosen = {}
             for r, c in expand(rules, M, N, arch, sms, land, K, probe.splitk_slots(),
-                               probe.splitkw_slots()).items():
+                               probe.splitkw_slots(), probe.choice).items():
                 chosen[r] = label(c)
                 paths.setdefault(label(c), c)
             calls, errors, variants = {}, {}, {}
