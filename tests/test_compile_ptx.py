@@ -279,8 +279,9 @@ def test_splitk_handoff_orders_shared_memory_only(report, built, v):
     acquire at cluster scope. Until 2026-12-02 (seventeenth session) every remote arrive was a
     release at cluster scope with a fence.acq_rel.cluster before and after: on sm_90a each is a
     MEMBAR.ALL.GPU, 2 KS + 2 in a row per tile (10 at clusters of 4), which wait for global
-    memory too. One full fence is left (before the arrives that free the partial tiles: no
-    restricted release fence orders shared::cluster reads in ptxas 13.0)."""
+    memory too. One full fence is left, run only where the cluster has another work item
+    (before the arrives that free the partial tiles for reuse: no restricted release fence orders
+    shared::cluster reads in ptxas 13.0)."""
     ptx = built[v][0]
     assert ptx.count("fence.release.sync_restrict::shared::cta.cluster") == 1
     assert len(re.findall(r"mbarrier\.arrive\.relaxed\.cluster\.shared::cluster", ptx)) == 2 * v.cta_group
