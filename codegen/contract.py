@@ -491,7 +491,8 @@ def tile_widths(N: int, arch: str | None = None, mode: str | None = None) -> tup
     """The widths of known_tile_bns(arch, mode) that divide N; where none does, every width if
     the kernels' last N tile may reach past N (tile_ragged_n: sm_90a, e.g. N 704 = 11 x 64),
     else none at all (an arch or mode not known yet: a caller then serves no tile rows there).
-    A width that divides N is never passed over for one that reaches past it."""
+    A width that divides N is never passed over here for one that reaches past it
+    (dispatch.choose_bn weighs both for mode none on sm_90a past the decode rows)."""
     bns = known_tile_bns(arch, mode)
     exact = tuple(bn for bn in bns if N % bn == 0)
     return exact or tuple(bn for bn in bns if tile_fits_n(N, bn, arch, mode))

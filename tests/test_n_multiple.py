@@ -232,7 +232,11 @@ def test_op_weighs_the_tile_widths_of_its_arch():
         op = GemmRsAr(4096, 2880, 1024, mode, group, arch="sm_90a",
                       **({"device": "cpu", "sm_budget": 132} if group is None else {}))
         assert op.max_served_m == 4096
-        assert [op.choice(M) for M in (1024, 4096)] == [("tile", 192, 2)] * 2, mode
+        # (mode none at M 4096: since the seventeenth session the wave rule weighs the widths
+        # reaching past N too, and 12 tiles of 256 fill the waves better than 15 of 192; the
+        # thirteenth session measured both at 1.00x torch.mm there, K 4096)
+        want = [("tile", 192, 2), ("tile", 256 if mode == "none" else 192, 2)]
+        assert [op.choice(M) for M in (1024, 4096)] == want, mode
 
 
 def test_a_fixed_tile_width_reaching_past_n_is_refused_on_an_arch_that_cannot(monkeypatch):

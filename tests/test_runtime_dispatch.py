@@ -434,3 +434,33 @@ def test_tuning_candidates_weigh_the_extra_widths():
     assert {bn for _, bn, _ in rs} == {128, 160, 192}
     rs = {c for c in tuning.candidates(1024, 5760, "sm_100a", "rs") if c[0] == "tile"}
     assert {bn for _, bn, _ in rs} == {128}
+
+
+@pytest.mark.parametrize("N,M,want", [
+    # one H200, seventeenth session (call 8, K 4096; the fastest width measured in brackets):
+    # a width dividing N left the waves short where one reaching past N fills them
+    (3264, 1024, 224),    # 192 divides: 0.65x torch.mm; 224 1.12x
+    (1728, 768, 128),     # 192: 0.60x; 128 (14 tiles, the last past N) 0.84x
+    (1728, 2048, 224),    # 192: 0.58x; 224 0.98x
+    (2944, 768, 160),     # 128: 0.60x; 160 0.92x
+    (2432, 1024, 160),    # 128: 0.68x; 160 1.02x
+    (4160, 768, 192),     # 160: 0.62x; 192 0.99x
+    (3328, 768, 160),     # 256: 0.65x; 160 0.96x
+    (1600, 2048, 224),    # 160: 0.68x; 224 0.98x
+    (4416, 2048, 192),    # the dividing width is the wave rule's pick too (0.98x)
+    (2432, 768, 128),
+])
+def test_mode_none_tile_width_weighs_widths_past_n(N, M, want):
+    """Mode none past the decode rows on sm_90a (its tile kernels reach past N): the wave rule
+    over every width, not only those dividing N (dispatch.choose_bn; held out at 8 random shapes:
+    the 18 points it moved 1.01x-1.37x faster). sm_100a (tiles never past N) and rs/ar keep the
+    dividing widths."""
+    assert dispatch.choose_bn(M, N, ctas=132, cluster=2, mode="none", arch="sm_90a") == want
+    for arch, mode in (("sm_100a", "none"), ("sm_90a", "rs")):
+        if N % contract.n_multiple(arch, mode):
+            continue   # (an N the arch's kernels do not serve)
+        got = dispatch.choose_bn(M, N, ctas=132, cluster=2, mode=mode, arch=arch)
+        assert N % got == 0, (arch, mode, got)
+    # no budget known, or below the wide widths' rows: the dividing defaults as before
+    assert N % dispatch.choose_bn(M, N, mode="none", arch="sm_90a") == 0
+    assert N % dispatch.choose_bn(300, N, ctas=132, cluster=2, mode="none", arch="sm_90a") == 0

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Print the seventeenth session's tables from the calls' r.tgz (one H200, 2026-12-02).
 
-    PYTHONPATH=<checkout> python3 summarize.py [call1|...|call5|all]
+    PYTHONPATH=<checkout> python3 summarize.py [call1|...|call8|all]
 
 ab: new (cache_gpu) against old (cache_old) for every fixed kernel timed on both sides (median
 of the two runs of each side); old / new > 1: the new kernel is faster. ks: the K sweep."""
@@ -103,6 +103,15 @@ def rules_table(files: dict[str, bytes]) -> None:
               f"{min(moved):.2f}-{max(moved):.2f}")
 
 
+def probe_files(files: dict[str, bytes], rule: str):
+    """(name, rows) of each probe JSON at the top of r/ whose points timed `rule`."""
+    for name, data in sorted(files.items()):
+        if name.endswith(".json") and name.count("/") == 1:
+            rows = json.loads(data)
+            if rule in rows[0]["rules"]:
+                yield name, rows
+
+
 def spread_table(files: dict[str, bytes]) -> None:
     """Calls 4-5: the spread clause as committed against the clause before it (clusters of 2
     only, after the one-token-tile choice, from 44 k-tiles), both computed here from dispatch.py
@@ -122,12 +131,7 @@ def spread_table(files: dict[str, bytes]) -> None:
             dispatch.SPLITK_SPREAD_MIN_K_TILES, dispatch.SPLITK_SPREAD_FIRST_KS = saved
         return ("" if s == "tile" else s + "_") + f"bn{b}_cg{g}"
 
-    for name, data in sorted(files.items()):
-        if not (name.endswith(".json") and name.count("/") == 1):
-            continue
-        rows = json.loads(data)
-        if "splitk128c2" not in rows[0]["rules"]:
-            continue
+    for name, rows in probe_files(files, "splitk128c2"):
         moved = []
         print(f"\n{name}: N K (k-tiles) M | clause before | as committed | moved")
         for p in rows:
@@ -177,6 +181,33 @@ def fused_ab_table(files: dict[str, bytes]) -> None:
           f"{min(ratios):.3f}-{max(ratios):.3f}")
 
 
+def width_table(files: dict[str, bytes]) -> None:
+    """Call 8: mode none's tile width, the wave rule over the dividing widths (before) and over
+    every width (as committed), both computed here from dispatch.choose_bn (132 CTAs, clusters
+    of 2), timed through the call's fixed widths. Needs PYTHONPATH at the checkout."""
+    from codegen.runtime import dispatch
+
+    for name, rows in probe_files(files, "tile224c2"):
+        moved = []
+        print(f"\n{name}: N K M | tile 128 / 160 / 192 / 224 / 256 (x torch.mm) | before | now | now / before")
+        for p in rows:
+            N, M = p["N"], p["M"]
+            vt = p["vs_torch"]
+            now = dispatch.choose_bn(M, N, ctas=132, cluster=2, mode="none", arch="sm_90a")
+            # before: the same wave rule over the sm_90a widths dividing N
+            exact = [b for b in (128, 160, 192, 224, 256) if N % b == 0]
+            before = min(exact, key=lambda b: (-(-dispatch.gemm_tiles(M, N, b, 2) // 132) * b * (
+                dispatch.BN_WIDE_CREDIT if b > dispatch.MIN_BN else 1.0), -b))
+            r = vt[f"tile{now}c2"] / vt[f"tile{before}c2"]
+            if now != before:
+                moved.append(r)
+            cells = " / ".join(f"{vt[f'tile{b}c2']:.2f}" for b in (128, 160, 192, 224, 256))
+            print(f"| {N} | {p['K']} | {M} | {cells} | {before} | {now} | {r:.2f} |")
+        if moved:
+            print(f"moved {len(moved)}: geometric mean {statistics.geometric_mean(moved):.3f}, "
+                  f"{min(moved):.2f}-{max(moved):.2f}")
+
+
 def main(which: str) -> None:
     calls = sorted(p.name for p in HERE.iterdir() if (p / "r.tgz").exists())
     for call in calls if which == "all" else [which]:
@@ -190,6 +221,8 @@ def main(which: str) -> None:
         fused_ab_table(files)
         if call in ("call4", "call5"):
             spread_table(files)
+        if call == "call8":
+            width_table(files)
 
 
 if __name__ == "__main__":
