@@ -498,6 +498,13 @@ def tile_widths(N: int, arch: str | None = None, mode: str | None = None) -> tup
     return exact or tuple(bn for bn in bns if tile_fits_n(N, bn, arch, mode))
 
 
+def tile_widths_serving(N: int, arch: str | None = None, mode: str | None = None) -> tuple[int, ...]:
+    """Every width of known_tile_bns(arch, mode) whose kernel serves N: those dividing N and,
+    where the arch's last N tile may reach past N (tile_ragged_n), the others too (mode none
+    weighs them all past the decode rows: dispatch.choose_bn, tuning.candidates)."""
+    return tuple(bn for bn in known_tile_bns(arch, mode) if tile_fits_n(N, bn, arch, mode))
+
+
 def choice_fits_n(N: int, schedule: str, bn: int, cta_group: int, arch: str | None,
                   mode: str | None = None) -> bool:
     """Whether the kernel of (schedule, bn, cta_group) on `arch` in `mode` serves N

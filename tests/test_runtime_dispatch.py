@@ -427,7 +427,11 @@ def test_fused_extra_widths(mode):
 def test_tuning_candidates_weigh_the_extra_widths():
     from codegen.runtime import tuning
     none = {c for c in tuning.candidates(1024, 5760, "sm_90a", "none") if c[0] == "tile"}
-    assert {bn for _, bn, _ in none} == {128, 160, 192}   # 5760 = 45 x 128 = 36 x 160 = 30 x 192
+    # 5760 = 45 x 128 = 36 x 160 = 30 x 192, and mode none's sweep weighs 224 / 256 reaching
+    # past N too, as its dispatch does (seventeenth session); sm_100a: the dividing widths only
+    assert {bn for _, bn, _ in none} == {128, 160, 192, 224, 256}
+    none = {c for c in tuning.candidates(1024, 5760, "sm_100a", "none") if c[0] == "tile"}
+    assert {bn for _, bn, _ in none} == {128}
     # rs/ar measure them too (a table may pick them; the rule weighs them where BNS does not
     # divide N); sm_100a has none
     rs = {c for c in tuning.candidates(1024, 5760, "sm_90a", "rs") if c[0] == "tile"}

@@ -46,8 +46,8 @@ from codegen.contract import (BM, BNS, COLLECTIVE_MODES, MIN_BN, N_MULTIPLE_NONE
                               SWAPAB_EXTRA_BNS, SWAPAB_MAX_ROWS, cdiv, decode_fits_n,
                               decode_kernel_exists, schedule_bns, schedule_cta_groups,
                               swapab_bns, swapab_cta_group_bns, swapab_cta_groups, swapab_w_rows,
-                              splitk_bns, splitk_spread, swapab_wide, known_tile_bns, tile_fits_n,
-                              tile_widths)
+                              splitk_bns, splitk_spread, swapab_wide, tile_widths,
+                              tile_widths_serving)
 from codegen.contract import k_tiles as k_tiles_of
 
 BN_256_MIN_M = 2048
@@ -140,8 +140,7 @@ def choose_bn(M: int, N: int, fixed: int | None = None, ctas: int | None = None,
         # shapes it was fitted on it picked the fastest width at 23 of 24 points, the dividing
         # width's pick 1.12x-1.72x slower where they differed; at 8 random shapes held out the
         # 18 points it moved ran 1.01x-1.37x faster, geometric mean 1.12x, none slower)
-        widths = tuple(bn for bn in known_tile_bns(arch, mode)
-                       if tile_fits_n(N, bn, arch, mode)) or widths
+        widths = tile_widths_serving(N, arch, mode) or widths
     return by_waves(widths)
 
 

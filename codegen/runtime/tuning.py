@@ -63,7 +63,8 @@ def candidates(M: int, N: int, arch: str = "sm_90a", mode: str = "rs",
                K: int | None = None) -> list[tuple[str, int, int]]:
     """Every (schedule, bn, cta_group) a sweep of an (arch, mode) op times at M: the tile
     schedule at each BN that serves N (contract.tile_widths: those dividing N, else, on sm_90a,
-    every width, the last N tile reaching past N) and each CTA group, and the swapab
+    every width, the last N tile reaching past N; mode none on sm_90a: every width, as its
+    dispatch weighs them, contract.tile_widths_serving) and each CTA group, and the swapab
     schedule (for M up to
     the contract's SWAPAB_MAX_ROWS) at every token tile of the (arch, mode) kernels from the one
     that covers M in one tile down to M / MAX_TOKEN_TILES, with each of its CTA groups; given K,
@@ -72,7 +73,9 @@ def candidates(M: int, N: int, arch: str = "sm_90a", mode: str = "rs",
     (mode none where the arch has it) at each token tile and cluster size K allows."""
     from .dispatch import tile_widths, token_tile_span
 
-    out = [("tile", bn, cg) for bn in tile_widths(N, arch, mode) for cg in CTA_GROUPS]
+    widths = (contract.tile_widths_serving(N, arch, mode) if mode == "none" else ()) \
+        or tile_widths(N, arch, mode)
+    out = [("tile", bn, cg) for bn in widths for cg in CTA_GROUPS]
     if K is not None:   # splitkw (mode none, sm_90a) at every M: each token tile and cluster size
         out += [("splitkw", bt, cg) for bt in contract.splitkw_bns(arch, mode)
                 for cg in contract.SPLITKW_CTA_GROUPS if K >= contract.splitk_min_k(cg)]
