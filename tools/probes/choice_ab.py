@@ -35,6 +35,7 @@ rounds; a path's score is then the worse of its two ratios to torch.mm, as the t
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import random
 import re
@@ -96,16 +97,24 @@ BOUNDS16 = {"SPLITK_MIN_K_TILES": {2: 34, 4: 64}, "SPLITK_LONG_K_TILES": 64,
             "SPLITK_SPREAD_FIRST_KS": None}
 
 
-def bounds16_choice(op_choice, M: int) -> tuple[str, int, int]:
-    """op_choice(M) (an op's .choice) with dispatch's BOUNDS16 constants set back."""
-    saved = {name: getattr(dispatch, name) for name in BOUNDS16}
+@contextlib.contextmanager
+def patched(module, **values):
+    """`module`'s attributes set to `values` inside the block (an earlier session's rule
+    rebuilt from today's code), restored after it."""
+    saved = {name: getattr(module, name) for name in values}
     try:
-        for name, value in BOUNDS16.items():
-            setattr(dispatch, name, value)
-        return tuple(op_choice(M))
+        for name, value in values.items():
+            setattr(module, name, value)
+        yield
     finally:
         for name, value in saved.items():
-            setattr(dispatch, name, value)
+            setattr(module, name, value)
+
+
+def bounds16_choice(op_choice, M: int) -> tuple[str, int, int]:
+    """op_choice(M) (an op's .choice) with dispatch's BOUNDS16 constants set back."""
+    with patched(dispatch, **BOUNDS16):
+        return tuple(op_choice(M))
 
 
 def resolve(rule: str, M: int, N: int, arch: str, sm_budget: int, land_rows: int,
@@ -136,12 +145,8 @@ def resolve(rule: str, M: int, N: int, arch: str, sm_budget: int, land_rows: int
             kw["widths"] = contract.tile_widths(N)
         return dispatch.choose_none_by_fill(M, N, arch, sm_budget, land_rows, **kw)
     if rule == "fillk-noragged":   # before mode none's wide kernel reached past N (twelfth)
-        real = contract.swapab_ragged_n
-        contract.swapab_ragged_n = lambda cg, arch: cg == 3
-        try:
+        with patched(contract, swapab_ragged_n=lambda cg, arch: cg == 3):
             return resolve("fillk", M, N, arch, sm_budget, land_rows, K, slots)
-        finally:
-            contract.swapab_ragged_n = real
     if rule == "fill-flat":   # the fill rule without its prices (before the fifth session)
         return dispatch.choose_none_by_fill(M, N, arch, sm_budget, land_rows, priced=False)
     if rule == "fill-cg12":   # the fill rule without cta_group 3 (before the sixth session)
@@ -173,13 +178,9 @@ def resolve(rule: str, M: int, N: int, arch: str, sm_budget: int, land_rows: int
         before = ragged_splitkw_before(M, N, K, arch, sm_budget, kw_slots or {})
         if before is not None:
             return before
-        real = contract.splitk_ragged_n
-        contract.splitk_ragged_n = lambda arch, mode: False
-        try:
+        with patched(contract, splitk_ragged_n=lambda arch, mode: False):
             return dispatch.choose_none_by_fill(M, N, arch, sm_budget, land_rows, K=K,
                                                 cluster_slots=slots or {})
-        finally:
-            contract.splitk_ragged_n = real
     if rule == "dispatch":
         return None
     raise ValueError(f"unknown rule '{rule}': dispatch, nosplitkw, nofill, noraggedsplitk, fill, "
