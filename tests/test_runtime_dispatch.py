@@ -468,3 +468,48 @@ def test_mode_none_tile_width_weighs_widths_past_n(N, M, want):
     # no budget known, or below the wide widths' rows: the dividing defaults as before
     assert N % dispatch.choose_bn(M, N, mode="none", arch="sm_90a") == 0
     assert N % dispatch.choose_bn(300, N, ctas=132, cluster=2, mode="none", arch="sm_90a") == 0
+
+
+@pytest.mark.parametrize("N,M,want", [
+    # one H200, eighteenth session (calls 2-3 fit, call 4 held out; torch.mm / ours, worse of
+    # warm and cold): an odd count of 128-row tiles that a pair rounds up into a second wave
+    (5712, 640, (224, 1)),    # (160, 2): 0.74x; (224, 1) 0.99x
+    (6504, 571, (256, 1)),    # (160, 2): 0.70x; (256, 1) 0.90x
+    (13056, 632, (256, 1)),   # (160, 2): 0.77x; (256, 1) 0.98x
+    (4264, 792, (256, 1)),    # (160, 2): 0.73x; (256, 1) 0.92x
+    (6632, 580, (256, 1)),    # held out: (160, 2) 0.74x; (256, 1) 0.94x
+    (3544, 1088, (256, 1)),   # held out: (160, 2) 0.76x; (256, 1) 0.96x
+    # a pair's wave as full as the single CTAs', or nearly: cta_group 2 as before
+    (7664, 595, (192, 2)),    # (160, 1) measured 0.59x against (192, 2) 0.77x
+    (8544, 640, (224, 2)),
+    (7168, 4096, (160, 2)),
+    (7168, 768, (192, 2)),
+])
+def test_mode_none_tile_cta_group_with_its_width(N, M, want):
+    """Mode none's tile schedule past the decode rows on sm_90a: width and cta_group by the wave
+    rule together (dispatch.choose_tile), cta_group 1 only where it costs TILE_CG1_PRICE x less;
+    cta_group 2 with choose_bn's width otherwise, and everywhere for rs / ar, sm_100a, a fixed
+    width or cta_group, or no known budget."""
+    assert dispatch.choose_tile(M, N, ctas=132, mode="none", arch="sm_90a") == want
+    pair = (dispatch.choose_bn(M, N, ctas=132, cluster=2, mode="none", arch="sm_90a"), 2)
+    if want[1] == 1:
+        single = dispatch.wave_cost(M, N, want[0], 1, 132) * dispatch.TILE_CG1_PRICE
+        assert single < dispatch.wave_cost(M, N, pair[0], 2, 132)
+    else:
+        assert want == pair
+    for kw in (dict(mode="rs", arch="sm_90a", ctas=132), dict(mode="none", arch="sm_100a", ctas=132),
+               dict(mode="none", arch="sm_90a", ctas=None),
+               dict(mode="none", arch="sm_90a", ctas=132, fixed_cg=2)):
+        assert dispatch.choose_tile(M, N, **kw)[1] == 2, kw
+    assert dispatch.choose_tile(M, N, fixed_cg=1, ctas=132, mode="none", arch="sm_90a")[1] == 1
+    assert dispatch.choose_tile(M, N, fixed_bn=128, ctas=132, mode="none",
+                                arch="sm_90a") == (128, 2)
+
+
+def test_mode_none_tile_cta_group_in_the_op():
+    """The op's choice without a table takes choose_tile's (width, cta_group) past the decode
+    rows (no GPU: budget given)."""
+    from codegen.runtime import GemmRsAr
+    op = GemmRsAr(1024, 5712, 4096, "none", arch="sm_90a", sm_budget=132)
+    assert op.choice(640) == ("tile", 224, 1)
+    assert op.choice(768)[2] == 2

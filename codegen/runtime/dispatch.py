@@ -46,8 +46,8 @@ from codegen.contract import (BM, BNS, COLLECTIVE_MODES, MIN_BN, N_MULTIPLE_NONE
                               SWAPAB_EXTRA_BNS, SWAPAB_MAX_ROWS, cdiv, decode_fits_n,
                               decode_kernel_exists, schedule_bns, schedule_cta_groups,
                               swapab_bns, swapab_cta_group_bns, swapab_cta_groups, swapab_w_rows,
-                              splitk_bns, splitk_spread, swapab_wide, tile_widths,
-                              tile_widths_serving)
+                              splitk_bns, splitk_spread, swapab_wide, tile_ragged_n,
+                              tile_widths, tile_widths_serving)
 from codegen.contract import k_tiles as k_tiles_of
 
 BN_256_MIN_M = 2048
@@ -95,11 +95,8 @@ def choose_bn(M: int, N: int, fixed: int | None = None, ctas: int | None = None,
     widths = tile_widths(N, arch, mode) or (MIN_BN,)
 
     def by_waves(ws: tuple[int, ...]) -> int:
-        """The width of `ws` whose last wave is fullest (cost, the wider on a tie)."""
-        def cost(bn: int) -> float:
-            waves = cdiv(gemm_tiles(M, N, bn, cluster), max(ctas, 1))
-            return waves * bn * (BN_WIDE_CREDIT if bn > MIN_BN else 1.0)
-        return min(ws, key=lambda bn: (cost(bn), -bn))
+        """The width of `ws` whose last wave is fullest (wave_cost, the wider on a tie)."""
+        return min(ws, key=lambda bn: (wave_cost(M, N, bn, cluster, ctas), -bn))
     if mode in COLLECTIVE_MODES:
         if not any(N % bn == 0 for bn in widths):
             # rs/ar where no width divides N (N 704, 1088, 4544: the last N tile reaches past
@@ -148,6 +145,38 @@ def choose_cta_group(M: int, fixed: int | None = None) -> int:
     if fixed is not None:
         return fixed
     return 2 if M >= CTA_GROUP_2_MIN_M else 1
+
+
+#: Mode none's tile schedule past the decode rows (choose_tile): cta_group 1 weighed against 2
+#: by the wave rule, each wave of CTAs without the pair's W multicast priced this much more.
+TILE_CG1_PRICE = 1.2
+
+
+def choose_tile(M: int, N: int, fixed_bn: int | None = None, fixed_cg: int | None = None,
+                ctas: int | None = None, mode: str = "rs", arch: str | None = None
+                ) -> tuple[int, int]:
+    """(BN, cta_group) of the tile schedule for a call with M rows: choose_cta_group, then
+    choose_bn at that cluster; for mode none past the decode rows on an arch whose tile kernels
+    reach past N (sm_90a), nothing fixed and the CTA budget known, the width and cta_group
+    together by the wave rule: a pair (cta_group 2) rounds M's 128-row tiles up to an even
+    count, which at an odd count (M 513..640, 769..896, ...) can leave a wave mostly empty."""
+    cg = choose_cta_group(M, fixed_cg)
+    if (mode != "none" or fixed_bn is not None or fixed_cg is not None or ctas is None
+            or arch is None or M < BN_WIDE_MIN_M_NONE or not tile_ragged_n(arch, mode)):
+        return choose_bn(M, N, fixed_bn, ctas, cg, mode, arch), cg
+
+    def cost(option: tuple[int, int]) -> float:
+        bn, c = option
+        return wave_cost(M, N, bn, c, ctas) * (TILE_CG1_PRICE if c == 1 else 1.0)
+    options = [(choose_bn(M, N, None, ctas, c, mode, arch), c) for c in (2, 1)]
+    return min(options, key=lambda o: (cost(o), -o[1], -o[0]))
+
+
+def wave_cost(M: int, N: int, bn: int, cluster: int, ctas: int) -> float:
+    """The tile schedule's time under the wave rule: waves of `ctas` CTAs x BN, a width past
+    MIN_BN credited BN_WIDE_CREDIT (choose_bn, choose_tile)."""
+    waves = cdiv(gemm_tiles(M, N, bn, cluster), max(ctas, 1))
+    return waves * bn * (BN_WIDE_CREDIT if bn > MIN_BN else 1.0)
 
 
 def gemm_tiles(M: int, N: int, bn: int, cluster: int) -> int:

@@ -267,10 +267,9 @@ class GemmRsAr:
                                                     self.fixed_cta_group)
             return schedule, bt, dispatch.swapab_cta_group(self.fixed_cta_group, M, self.mode,
                                                            self.arch, self.N)
-        cg = dispatch.choose_cta_group(M, self.fixed_cta_group)
         ctas = self.sm_budget if self.fixed_bn is None and known else None
-        bn = dispatch.choose_bn(M, self.N, self.fixed_bn, ctas=ctas, cluster=cg, mode=self.mode,
-                                arch=self._known_arch())
+        bn, cg = dispatch.choose_tile(M, self.N, self.fixed_bn, self.fixed_cta_group, ctas,
+                                      self.mode, self._known_arch())
         if unfixed and known and self.mode == "none":
             split = dispatch.choose_none_splitkw(M, self.N, self.K, self.arch, self.sm_budget,
                                                  self.splitkw_slots())

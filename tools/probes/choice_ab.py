@@ -22,7 +22,8 @@ no multiple of 64 got before the fifteenth session), `noraggedsplitk` (the op's 
 splitk reached past N, sixteenth session: the fifteenth session's splitkw rule at an N no
 multiple of 64, ragged_splitkw_before, then the fill rule without splitk; the op's dispatch
 elsewhere), `bounds16` (the op's own choice with the K bounds before the seventeenth session's
-refit, BOUNDS16), `splitk-c2` / `splitk-c4` (the splitk schedule
+refit, BOUNDS16), `tilecg2` (the op's own choice with the tile schedule's cta_group by M alone,
+before the eighteenth session), `splitk-c2` / `splitk-c4` (the splitk schedule
 at M's token tile, dispatch.splitk_default, with that cluster size), or a fixed choice written
 `swapab64c2`, `swapab112c3`, `tile224c1`, `splitk32c4`. Every path's output is checked against an fp32 reference first (output poisoned
 with NaN; tolerance MAX_RELERR). `--both-regimes` times every path with an L2-resident weight
@@ -111,9 +112,15 @@ def patched(module, **values):
             setattr(module, name, value)
 
 
-def bounds16_choice(op_choice, M: int) -> tuple[str, int, int]:
-    """op_choice(M) (an op's .choice) with dispatch's BOUNDS16 constants set back."""
-    with patched(dispatch, **BOUNDS16):
+#: Rules that are the op's own choice with some of dispatch's constants set back (need the
+#: op's choice): `bounds16` (the K bounds before the seventeenth session), `tilecg2` (the tile
+#: schedule's cta_group by M alone, before the eighteenth session's dispatch.choose_tile).
+OP_RULES = {"bounds16": BOUNDS16, "tilecg2": {"TILE_CG1_PRICE": float("inf")}}
+
+
+def earlier_choice(rule: str, op_choice, M: int) -> tuple[str, int, int]:
+    """op_choice(M) (an op's .choice) with dispatch's OP_RULES[rule] constants set back."""
+    with patched(dispatch, **OP_RULES[rule]):
         return tuple(op_choice(M))
 
 
@@ -197,13 +204,13 @@ def expand(rules: list[str], M: int, N: int, arch: str, sm_budget: int, land_row
            K: int | None = None, slots: dict[int, int] | None = None,
            kw_slots: dict[int, int] | None = None, op_choice=None) -> dict[str, tuple | None]:
     """{rule name: choice} of the named rules, `cands` expanded into its candidates (each
-    named by its label; given K, the splitk ones too); `bounds16` needs `op_choice`."""
+    named by its label; given K, the splitk ones too); OP_RULES need `op_choice`."""
     from codegen.runtime.tuning import candidates
 
     out = {}
     for r in rules:
-        if r == "bounds16":
-            out[r] = bounds16_choice(op_choice, M)
+        if r in OP_RULES:
+            out[r] = earlier_choice(r, op_choice, M)
         elif r == "cands":
             out.update({label(c): c for c in candidates(M, N, arch, "none", K=K)})
         else:
@@ -231,13 +238,19 @@ def main(argv=None) -> int:
                     help="probe only: let mode none's decode schedules serve up to this many rows "
                          "(contract.SWAPAB_MAX_ROWS, 512, raised in this process), so a fixed "
                          "swapab / splitk choice can be timed past 512 rows")
+    ap.add_argument("--l2-promotion", choices=("none", "64B", "128B", "256B"), default=None,
+                    help="probe only: encode every TMA descriptor with this L2 promotion "
+                         "(codegen.runtime.tma.L2_PROMOTION, 128B by default)")
     args = ap.parse_args(argv)
+    if args.l2_promotion:
+        from codegen.runtime import tma
+        tma.L2_PROMOTION = args.l2_promotion
     if args.decode_rows:
         from codegen import contract
         contract.SWAPAB_MAX_ROWS = max(contract.SWAPAB_MAX_ROWS, args.decode_rows)
     rules = [r for r in args.rules.split(",") if r]
     for r in rules:  # fail on a typo before touching the GPU
-        if r not in ("cands", "bounds16"):
+        if r != "cands" and r not in OP_RULES:
             resolve(r, 16, 4096, "sm_90a", 132, 512)
 
     import torch
@@ -304,6 +317,8 @@ def main(argv=None) -> int:
                    "vs_torch": ratio,
                    "best": max((n for n in calls if n != "torch.mm"), key=ratio.get, default=None)}
             rows.append(row)
+            if args.json:   # after every point, so a run cut short by its timeout keeps them
+                args.json.write_text(json.dumps(rows, indent=1))
             shown = [r for r in rules if r != "cands"]
             cells = "  ".join(f"{r}={chosen[r]}:{ratio.get(chosen[r], float('nan')):.2f}"
                               for r in shown)
@@ -313,8 +328,6 @@ def main(argv=None) -> int:
                 cells += f"  (dispatch ran {variants['dispatch']})"
             print(f"N={N:5d} K={K:5d} M={M:4d} torch.mm {t_mm:7.1f} us | {cells}"
                   + (f" | WRONG {errors}" if errors else ""), flush=True)
-    if args.json:
-        args.json.write_text(json.dumps(rows, indent=1))
     return 1 if any(r["wrong"] for r in rows) else 0
 
 
