@@ -83,3 +83,18 @@ def test_fused_probe_choices():
         fused_choice_ab.main(["--shapes", "2048:4096", "--ms", "16", "--choices", "default,x"])
     with pytest.raises(SystemExit):
         fused_choice_ab.main(["--shapes", "2048", "--ms", "16"])
+
+
+def test_op_rules_set_back_this_sessions_dispatch():
+    """`tilecg2` / `fill17` are the op's choice with the eighteenth session's tile cta_group rule
+    / unaligned-row fill model set back (the probe holds them out against `dispatch`)."""
+    from codegen.runtime import GemmRsAr, dispatch
+
+    op = GemmRsAr(1024, 5712, 4096, "none", arch="sm_90a", sm_budget=132)
+    assert op.choice(640) == ("tile", 224, 1)
+    assert choice_ab.earlier_choice("tilecg2", op.choice, 640) == ("tile", 160, 2)
+    op = GemmRsAr(512, 7168, 2360, "none", arch="sm_90a", sm_budget=132)
+    assert op.choice(160) == ("tile", 128, 2)
+    assert choice_ab.earlier_choice("fill17", op.choice, 160) == ("swapab", 80, 2)
+    assert dispatch.rows_aligned(4096) and not dispatch.rows_aligned(2360)   # restored
+    assert dispatch.TILE_CG1_PRICE < float("inf")

@@ -15,12 +15,13 @@ N, K = 1024, 256
 @pytest.mark.parametrize("mode, N_, K_, max_M", [
     ("none", 8, 256, 4096), ("none", 1000, 8192, 4096), ("none", 2880, 4096, 8192),
     ("none", 4096, 1024, 4096), ("none", 7168, 16384, 4096), ("rs", 7168, 4096, 4096),
-    ("ar", 2880, 1024, 4096), ("rs", 704, 8192, 2048)])
+    ("ar", 2880, 1024, 4096), ("rs", 704, 8192, 2048), ("none", 7168, 2360, 4096)])
 def test_prepare_loads_every_kernel_a_call_may_use(mode, N_, K_, max_M):
     """prepare() with no Ms samples M (token-tile and row-tile steps) but loads the variant of
     every M in 1..max_M (the dispatcher's choice at each), as it promises: a later call never
     loads a cubin. Mode none with the H200's cluster slots, so the splitk / splitkw rules are
-    weighed too."""
+    weighed too, with the rows of x and W on 128-byte lines and not (the call's row strides
+    pick: a ragged K in padded buffers, an aligned K as a column slice)."""
     if mode == "none":
         op = GemmRsAr(max_M, N_, K_, "none", arch="sm_90a", device="cpu", sm_budget=132)
         op._slots = {"splitk": {2: 66, 4: 30}, "splitkw": {2: 66, 4: 30}}
@@ -30,8 +31,37 @@ def test_prepare_loads_every_kernel_a_call_may_use(mode, N_, K_, max_M):
     loaded = set()
     op.kernel = lambda v: loaded.add(v.name)
     op.prepare()
-    every = {op.variant(M).name for M in range(1, op.max_served_m + 1)}
+    every = {op.variant(M, aligned).name for M in range(1, op.max_served_m + 1)
+             for aligned in ((None, True, False) if mode == "none" else (None,))}
     assert every <= loaded, sorted(every - loaded)
+
+
+@pytest.mark.parametrize("pad", [0, 8])
+def test_a_plan_follows_the_calls_row_strides(monkeypatch, pad):
+    """Mode none at a ragged K (7168 x 2360, M 160): contiguous x and W (rows off the 128-byte
+    lines) take the tile schedule, the same matrices in buffers of 128-byte rows the decode
+    kernel; each its own plan, so alternating them never launches one with the other's kernel."""
+    import codegen.runtime.launch_plan as plan_mod
+
+    from test_runtime_op_params import _kernel
+
+    monkeypatch.setattr(plan_mod, "encode_bf16_2d", lambda *a: b"\0" * 128)
+    op = GemmRsAr(512, 7168, 2360 + pad, "none", arch="sm_90a", device="cpu", sm_budget=132)
+    monkeypatch.setattr(op, "kernel", _kernel)
+    K_ = op.K
+    x, w = torch.zeros(160, K_, dtype=torch.bfloat16), torch.zeros(7168, K_, dtype=torch.bfloat16)
+    xp = torch.zeros(160, 2368, dtype=torch.bfloat16)[:, :K_]
+    wp = torch.zeros(7168, 2368, dtype=torch.bfloat16)[:, :K_]
+    out = torch.zeros(160, 7168, dtype=torch.bfloat16)
+    contiguous = op._plan(0, x, w, out, 160).info
+    padded = op._plan(0, xp, wp, out, 160).info
+    assert padded["schedule"] == "swapab" and padded["bn"] == 80
+    if pad:   # K 2368: contiguous rows are 128-byte lines too
+        assert contiguous == padded
+    else:
+        assert (contiguous["schedule"], contiguous["bn"], contiguous["cta_group"]) == ("tile", 128, 2)
+        assert op._plan(0, x, wp, out, 160).info == contiguous   # x's rows off the lines
+    assert op._plan(0, x, w, out, 160) is op._plan(0, x, w, out, 160)
 
 
 # ---- copies and pickles ----------------------------------------------------------------------

@@ -513,3 +513,64 @@ def test_mode_none_tile_cta_group_in_the_op():
     op = GemmRsAr(1024, 5712, 4096, "none", arch="sm_90a", sm_budget=132)
     assert op.choice(640) == ("tile", 224, 1)
     assert op.choice(768)[2] == 2
+
+
+def test_rows_aligned():
+    assert dispatch.rows_aligned(2304) and dispatch.rows_aligned(64)
+    assert not dispatch.rows_aligned(2360) and not dispatch.rows_aligned(3696)
+    assert not dispatch.rows_aligned(8)
+
+
+@pytest.mark.parametrize("N,K,M,want", [
+    # one H200, eighteenth session (torch.mm / ours, worse of warm and cold)
+    (7168, 2360, 160, ("tile", 128, 2)),     # call 4: swapab80c2 0.66x, tile128c2 0.77x
+    (7232, 2360, 160, ("tile", 128, 2)),     # call 4: swapab80c2 0.70x, tile128c2 0.82x
+    (13664, 12936, 217, ("tile", 224, 2)),   # call 3: tile224c1 0.75x, tile224c2 0.95x
+    (8840, 10328, 166, ("tile", 160, 2)),    # call 3: swapab96c3 0.79x, tile160c2 1.06x
+    (7168, 2304, 160, ("swapab", 80, 2)),    # aligned rows: the model as before (0.98x)
+])
+def test_fill_rule_where_rows_are_not_128_byte_lines(N, K, M, want):
+    """At a K whose bf16 rows are not whole 128-byte lines the decode kernels' TMA loads cost
+    ~1.9x (warm), the tile kernel's ~1.1x: the fill rule prices the decode kernels
+    FILL_PRICE_UNALIGNED_DECODE more and weighs the tile schedule at every serving width and both
+    cta_groups (dispatch.fill_options / fill_cost with K)."""
+    slots = {2: 66, 4: 30}
+    assert dispatch.choose_none_by_fill(M, N, "sm_90a", 132, 512, K=K,
+                                        cluster_slots=slots) == want
+
+
+@pytest.mark.parametrize("N", [1024, 2880, 4096, 5760, 7168, 8000, 12288])
+def test_fill_rule_unchanged_where_rows_are_aligned(N):
+    """Where x's and W's rows are whole 128-byte lines the fill rule is the one fitted before
+    the eighteenth session (choose_none_by_fill with an aligned K, or aligned=True at any K, is
+    the rule without the flag); where not, every option is a kernel the build has for N
+    (contract.choice_fits_n, tuning.candidates)."""
+    from codegen.runtime.tuning import candidates
+
+    slots = {2: 66, 4: 30}
+    for M in (1, 16, 100, 160, 256, 320, 448, 512):
+        for K in (4096, 4100):
+            base = dispatch.choose_none_by_fill(M, N, "sm_90a", 132, 512, K=4096,
+                                                cluster_slots=slots)
+            assert dispatch.choose_none_by_fill(M, N, "sm_90a", 132, 512, K=K, cluster_slots=slots,
+                                                aligned=True) == base
+        built = set(candidates(M, N, "sm_90a", "none", K=4100))
+        for o in dispatch.fill_options(M, N, "sm_90a", unaligned=True):
+            assert contract.choice_fits_n(N, *o, "sm_90a", "none"), (N, M, o)
+            assert o in built, (N, M, o)   # the tuning sweep's candidates: kernels built
+
+
+def test_op_weighs_the_calls_row_strides():
+    """The op's choice in mode none follows the call's row strides, not K alone: a ragged K
+    with x and W in 128-byte-row buffers (the README's advice) keeps the aligned rule; the
+    plans are keyed by it, and prepare() loads both."""
+    from codegen.runtime import GemmRsAr
+
+    op = GemmRsAr(512, 7168, 2360, "none", arch="sm_90a", sm_budget=132)
+    assert op.choice(160) == ("tile", 128, 2)                  # contiguous rows: unaligned
+    assert op.choice(160, aligned=True) == ("swapab", 80, 2)   # padded rows
+    assert op.choice(160, aligned=False) == op.choice(160)
+    op = GemmRsAr(512, 7168, 2304, "none", arch="sm_90a", sm_budget=132)
+    assert op.choice(160) == op.choice(160, aligned=True) == ("swapab", 80, 2)
+    assert op.choice(160, aligned=False) == ("tile", 128, 2)   # e.g. x[:, :2304] of [M, 2312]
+

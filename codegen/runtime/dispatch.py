@@ -11,7 +11,9 @@
   -> 0.86x/0.80x torch.mm, BN 128 = 6.8 waves), the wider on a tie. Without a grid size: BN
   256 (if it divides N) when M >= 2048.
 - cta_group 2 when M > 256 (B-tile sharing across a 2-CTA cluster needs at least two M tiles
-  per cluster to be worth it), else 1.
+  per cluster to be worth it), else 1; mode none past the decode rows on sm_90a with the
+  budget known: width and cta_group by the wave rule together, cta_group 1 where it costs
+  TILE_CG1_PRICE x less (a pair rounds an odd count of row tiles up; choose_tile).
 - grid: persistent 1-D; at most the SM budget, at most one CTA per GEMM tile, a multiple of
   the cluster size, at least one cluster.
 - schedule: 'swapab' (the decode schedule) when M <= SWAPAB_DEFAULT_MAX_M (mode none) or
@@ -27,6 +29,9 @@
   of cta_group 3) and the tile schedule at each width by waves x rows streamed per k-step, the
   rules above winning a tie (of two wide kernels, the one keeping 1.1x the SMs busy or more:
   FILL_BUSY_MARGIN); before it, at small N and long K, the splitk schedule (choose_splitk).
+  Where K's rows are not whole 128-byte lines (K % 64 != 0) the decode kernels' loads cost
+  more: priced FILL_PRICE_UNALIGNED_DECODE x, the tile schedule weighed at every serving width
+  and both cta_groups (eighteenth session).
 - rs/ar at decode sizes where one CTA per 64-row W tile leaves SMs idle (N / 64 < 75% of the
   budget), nothing fixed and no table: the same model weighs the mode's wide decode kernels
   against that default (choose_fused_by_fill).
@@ -350,7 +355,8 @@ def token_tile_span(M: int, bns: tuple[int, ...], most: int = FILL_MAX_TOKEN_TIL
 
 def fill_options(M: int, N: int, arch: str, bns: tuple[int, ...] | None = None,
                  cta_groups: tuple[int, ...] | None = None,
-                 widths: tuple[int, ...] | None = None) -> list[tuple[str, int, int]]:
+                 widths: tuple[int, ...] | None = None,
+                 unaligned: bool = False) -> list[tuple[str, int, int]]:
     """Every (schedule, bn, cta_group) the wave-fill rule weighs for a mode-none call with M rows
     (M <= contract.SWAPAB_MAX_ROWS): the decode kernel with one CTA per 64-row W tile
     (cta_group 1) at each token tile from the smallest >= M down to M / FILL_MAX_TOKEN_TILES,
@@ -360,13 +366,17 @@ def fill_options(M: int, N: int, arch: str, bns: tuple[int, ...] | None = None,
     (up to M = SWAPAB_DEFAULT_MAX_M_TWO_TILES their decode default, above it the tile schedule,
     widest first), so a tie keeps what they chose. `bns`: the token tiles to weigh (default:
     every one the arch's mode-none kernels have); `widths`: the tile widths (default: the
-    arch's mode-none ones that divide N, tile_widths)."""
+    arch's mode-none ones that divide N, tile_widths). `unaligned`: x's or W's rows are not
+    whole 128-byte lines (rows_aligned): the tile schedule at every width serving N and at both
+    cta_groups (FILL_PRICE_UNALIGNED_DECODE)."""
     tts = token_tile_span(M, swapab_bns(arch, "none") if bns is None else bns)
     if widths is None:
-        # (only widths dividing N: one reaching past N, contract.tile_ragged_n, serves the rows
-        # past the decode kernels' and was not measured against them at these sizes)
-        widths = tuple(bn for bn in tile_widths(N, arch, "none") if N % bn == 0)
-    tiles = [("tile", bn, choose_cta_group(M)) for bn in sorted(widths, reverse=True)]
+        # (only widths dividing N where rows are aligned: one reaching past N,
+        # contract.tile_ragged_n, was not measured against the decode kernels there)
+        widths = (tile_widths_serving(N, arch, "none") if unaligned else
+                  tuple(bn for bn in tile_widths(N, arch, "none") if N % bn == 0))
+    tiles = [("tile", bn, cg) for bn in sorted(widths, reverse=True)
+             for cg in ((2, 1) if unaligned else (choose_cta_group(M),))]
     if M <= SWAPAB_DEFAULT_MAX_M_TWO_TILES:   # the rules' decode default first
         opts = [("swapab", swapab_default_token_tile(M, "none", arch=arch),
                  swapab_cta_group(None, M, "none", arch, N))]
@@ -393,6 +403,23 @@ def fill_options(M: int, N: int, arch: str, bns: tuple[int, ...] | None = None,
 #: where the fifth session's picks measured 0.80x-0.95x). (rows per k-step at least, price):
 FILL_PRICE_DECODE = ((336, 1.4), (320, 1.25))
 FILL_PRICE_TILE = 1.35
+#: Where a row of x / W is not a whole number of 128-byte lines (K % 64 != 0: rows_aligned), each
+#: TMA box row spans two lines. One H200 (eighteenth session, call 4; N 7168 / 7232, M 160): the
+#: decode kernels ran 1.8x-2.0x slower (warm weight; 1.6x cold) at K 2360 / 2312 than at K 2304
+#: / 2368, the tile kernel 1.12x, torch.mm 1.2x. There the wave-fill model prices the decode
+#: kernels this much more and weighs the tile schedule at every width serving N and at both
+#: cta_groups, a pair's W rows counted once per CTA (its multicast): fitted to calls 2-3 (56
+#: points at M <= 512, 24 random shapes, every candidate timed, worse of warm and cold): 0.869
+#: -> 0.930 of the best candidate (geometric mean); left out one shape at a time, the rule
+#: fitted to the other 23 scored 0.929 on it (better at 15 shapes, worse at 5: 0.74x-0.92x of
+#: the rule before at N 1128 / 4264 / 5984 / 6504 / 13056). Aligned rows keep the model above.
+FILL_PRICE_UNALIGNED_DECODE = 1.4
+
+
+def rows_aligned(K: int) -> bool:
+    """Whether bf16 rows K elements apart (a contiguous row of K, or a row stride of K) start
+    on 128-byte lines."""
+    return (2 * K) % 128 == 0
 
 
 def _fill_price(option: tuple[str, int, int]) -> float:
@@ -404,7 +431,7 @@ def _fill_price(option: tuple[str, int, int]) -> float:
 
 
 def fill_cost(option: tuple[str, int, int], M: int, N: int, sm_budget: int,
-              priced: bool = True) -> float:
+              priced: bool = True, unaligned: bool = False) -> float:
     """Relative time of one option under the wave-fill model: waves x rows loaded per k-step of
     one work unit. Work units: a 64-row W tile for every token tile (decode, cta_group 1: the
     CTA loops over its token tiles), a (128-row W tile, token tile) pair (the wide decode
@@ -412,21 +439,28 @@ def fill_cost(option: tuple[str, int, int], M: int, N: int, sm_budget: int,
     sizes a unit's time follows the rows it streams per k-step (W rows + token rows), and the
     slowest SM sets the kernel's time. Calibrated on one H200 (BENCHMARKS.md, 2026-12-01 fourth
     session: N 2048..16384, the measured best candidate at M 16..512 for 5 shapes); `priced`:
-    times the FILL_PRICE_* of its rows per k-step or schedule (fifth session)."""
-    units, per_unit, slots = _fill_units(option, M, N, sm_budget)
+    times the FILL_PRICE_* of its rows per k-step or schedule (fifth session). `unaligned` (x's
+    or W's rows not whole 128-byte lines): FILL_PRICE_UNALIGNED_DECODE on the decode kernels, a
+    tile pair's W rows counted once per pair (eighteenth session)."""
+    units, per_unit, slots = _fill_units(option, M, N, sm_budget, unaligned)
     cost = cdiv(max(units, 1), max(slots, 1)) * per_unit
-    return cost * _fill_price(option) if priced else cost
+    if not priced:
+        return cost
+    return cost * _fill_price(option) * (FILL_PRICE_UNALIGNED_DECODE
+                                         if unaligned and option[0] == "swapab" else 1.0)
 
 
-def _fill_units(option: tuple[str, int, int], M: int, N: int,
-                sm_budget: int) -> tuple[int, int, int]:
-    """(work units, rows per k-step of one, units that run at once) of a fill option."""
+def _fill_units(option: tuple[str, int, int], M: int, N: int, sm_budget: int,
+                multicast: bool = False) -> tuple[int, int, int]:
+    """(work units, rows per k-step of one, units that run at once) of a fill option;
+    `multicast`: a tile pair's (cta_group 2) W rows split between its two CTAs."""
     schedule, bn, cg = option
     if schedule == "swapab" and cg == 1:
         return N // SWAPAB_BM, cdiv(M, bn) * (SWAPAB_BM + bn), sm_budget
     if schedule == "swapab":
         return swapab_wide_units(M, N, bn, cg), swapab_w_rows(cg) + bn, sm_budget
-    return gemm_tiles(M, N, bn, cg), BM + bn, max(cg, (sm_budget // cg) * cg)
+    return (gemm_tiles(M, N, bn, cg), BM + (bn // cg if multicast else bn),
+            max(cg, (sm_budget // cg) * cg))
 
 
 def fill_busy(option: tuple[str, int, int], M: int, N: int, sm_budget: int) -> int:
@@ -605,8 +639,8 @@ def choose_none_by_fill(M: int, N: int, arch: str, sm_budget: int, land_rows: in
                         bns: tuple[int, ...] | None = None, K: int | None = None,
                         cluster_slots: dict[int, int] | None = None, priced: bool = True,
                         cta_groups: tuple[int, ...] | None = None, spread: bool = True,
-                        busiest: bool = True, widths: tuple[int, ...] | None = None
-                        ) -> tuple[str, int, int] | None:
+                        busiest: bool = True, widths: tuple[int, ...] | None = None,
+                        aligned: bool | None = None) -> tuple[str, int, int] | None:
     """(schedule, bn, cta_group) of a mode-none call at M <= SWAPAB_MAX_ROWS without a tuning
     table, by the wave-fill model (fill_cost), where the arch has the wide decode kernel
     (sm_90a); None elsewhere (the rules above decide). Before it, the decode default took one
@@ -626,7 +660,10 @@ def choose_none_by_fill(M: int, N: int, arch: str, sm_budget: int, land_rows: in
     pairs fit one wave of clusters of 4 (M <= 256, K >= 64 k-tiles), choose_splitk has a
     choice too, splitk's 64-row W tiles fitting the clusters of 2 the device holds twice as
     many of; and splitk measured 1.0x-2.2x it at M <= 128. tests/test_splitkw_dispatch.py
-    checks that over a grid; tools/probes/choice_ab.py keeps the rule as `noraggedsplitk`.)"""
+    checks that over a grid; tools/probes/choice_ab.py keeps the rule as `noraggedsplitk`.)
+    `aligned`: whether the call's x and W rows are whole 128-byte lines (their row strides;
+    None: K's, as contiguous tensors have); where not, the model of FILL_PRICE_UNALIGNED_DECODE
+    (eighteenth session)."""
     if not fill_rule_applies(arch) or M > min(SWAPAB_MAX_ROWS, land_rows) or N % N_MULTIPLE_NONE:
         return None
     if N % SWAPAB_BM and M > SWAPAB_DEFAULT_MAX_M_TWO_TILES:
@@ -641,17 +678,20 @@ def choose_none_by_fill(M: int, N: int, arch: str, sm_budget: int, land_rows: in
             return split
     # (at an N no multiple of 64 only the wide decode kernels and the tile widths dividing N
     # are options: fill_options weighs only kernels that serve N)
-    opts = [o for o in fill_options(M, N, arch, bns, cta_groups, widths)
+    # x's and W's rows as 128-byte lines: `aligned` (the call's row strides), else K's
+    # (contiguous); unknown without K
+    unaligned = not (aligned if aligned is not None else K is None or rows_aligned(K))
+    opts = [o for o in fill_options(M, N, arch, bns, cta_groups, widths, unaligned)
             if not ragged_wide_past_one_wave(o, M, N, sm_budget)]
     if not opts:
         return None
-    choice = min(opts, key=lambda o: fill_cost(o, M, N, sm_budget, priced))
+    choice = min(opts, key=lambda o: fill_cost(o, M, N, sm_budget, priced, unaligned))
     if busiest and swapab_wide_option(choice):
         # of the wide kernels the model prices the same, one that keeps FILL_BUSY_MARGIN x as
         # many SMs busy (the most)
-        cost = fill_cost(choice, M, N, sm_budget, priced)
+        cost = fill_cost(choice, M, N, sm_budget, priced, unaligned)
         tied = [o for o in opts if swapab_wide_option(o)
-                and fill_cost(o, M, N, sm_budget, priced) == cost]
+                and fill_cost(o, M, N, sm_budget, priced, unaligned) == cost]
         busy = max(tied, key=lambda o: fill_busy(o, M, N, sm_budget))
         if fill_busy(busy, M, N, sm_budget) >= FILL_BUSY_MARGIN * fill_busy(choice, M, N, sm_budget):
             return busy

@@ -30,7 +30,7 @@ from .tuning import find_table
 from .validate import (check_m, check_matrix, check_no_grad, check_no_overlap, check_out,
                        check_rank, check_rank_outputs, matrix_ok)
 
-#: Launch plans kept per op (one per (rank, M) seen; cleared when full).
+#: Launch plans kept per op (one per (rank, M[, rows aligned]) seen; cleared when full).
 _PLANS_MAX = 4096
 
 
@@ -108,7 +108,7 @@ class GemmRsAr:
         # first use (_cluster_slots)
         self._slots: dict[str, dict[int, int]] = {}
         self._descriptors = Descriptors()
-        self._plans: dict[tuple[int, int], CallPlan] = {}
+        self._plans: dict[tuple[int, int, bool | None], CallPlan] = {}
         self.health = RankHealth(group, self._device)
         self.last_launch: dict[int, dict] = {}  # rank -> {variant, bn, cta_group, grid}
         # the arguments as resolved here, but the device (copy, deepcopy and pickle build a new
@@ -231,9 +231,12 @@ class GemmRsAr:
             return contract.SWAPAB_MAX_ROWS
         return contract.land_rows(self.group.max_M)
 
-    def choice(self, M: int) -> tuple[str, int, int]:
+    def choice(self, M: int, aligned: bool | None = None) -> tuple[str, int, int]:
         """(schedule, BN, cta_group) a call with M rows uses: the tuning table's measured choice
-        when one exists and nothing is fixed, else dispatch.py's rules."""
+        when one exists and nothing is fixed, else dispatch.py's rules. `aligned`: whether the
+        call's x and weight rows are whole 128-byte lines (row strides multiples of 64; None:
+        as contiguous tensors of K columns have them), which mode none's wave-fill rule weighs
+        (dispatch.FILL_PRICE_UNALIGNED_DECODE)."""
         unfixed = (self.fixed_schedule, self.fixed_bn, self.fixed_cta_group) == (None, None, None)
         table = self.tuning_table() if unfixed else None
         if table is not None:
@@ -250,7 +253,8 @@ class GemmRsAr:
             if self.mode == "none":
                 by_fill = dispatch.choose_none_by_fill(M, self.N, self.arch, self.sm_budget,
                                                        self.land_rows, K=self.K,
-                                                       cluster_slots=self.splitk_slots())
+                                                       cluster_slots=self.splitk_slots(),
+                                                       aligned=aligned)
             else:
                 by_fill = dispatch.choose_fused_by_fill(M, self.N, self.mode, self.arch,
                                                         self.sm_budget, self.land_rows)
@@ -332,8 +336,8 @@ class GemmRsAr:
             return self.group.sm_budget
         return torch.cuda.get_device_properties(self._device()).multi_processor_count
 
-    def variant(self, M: int) -> Variant:
-        schedule, bn, cg = self.choice(M)
+    def variant(self, M: int, aligned: bool | None = None) -> Variant:
+        schedule, bn, cg = self.choice(M, aligned)
         if self.mode == "none":
             return Variant(self.arch, "none", None, bn, cg, None, schedule=schedule)
         return Variant(self.arch, self.mode, self.transport, bn, cg, self.tp, schedule=schedule)
@@ -404,9 +408,11 @@ class GemmRsAr:
             Ms = [m for m in Ms if m <= self.max_served_m]
         names = []
         for M in sorted(set(Ms)):
-            v = self.variant(M)
-            self.kernel(v)
-            names.append(v.name)
+            # mode none: with rows on 128-byte lines or not (the call's row strides pick)
+            for aligned in ((True, False) if self.mode == "none" else (None,)):
+                v = self.variant(M, aligned)
+                self.kernel(v)
+                names.append(v.name)
         return sorted(set(names))
 
     # ---- calls ------------------------------------------------------------------------------
@@ -556,9 +562,15 @@ class GemmRsAr:
                                 self.transport, self.timeout_ns)
 
     def _plan(self, rank: int, x, weight, out, M: int) -> CallPlan:
-        """The launch plan of (rank, M), built on the first call with that shape (everything
-        it holds is fixed by the key: dispatch, kernel, grid, group pointers; see call_plan)."""
-        plan = self._plans.get((rank, M))
+        """The launch plan of (rank, M) and, in mode none, whether x's and the weight's rows are
+        whole 128-byte lines (the fill rule weighs that), built on the first call with that key
+        (everything it holds is fixed by the key: dispatch, kernel, grid, group pointers; see
+        call_plan)."""
+        # (dispatch.rows_aligned of both row strides, inline: the per-call path)
+        aligned = (None if self.mode != "none" else
+                   (x.stride(0) if M > 1 else self.K) % 64 == 0 and weight.stride(0) % 64 == 0)
+        key = (rank, M, aligned)
+        plan = self._plans.get(key)
         if plan is not None:
             return plan
         if M > self.max_served_m and not self._fixed_decode():
@@ -569,7 +581,7 @@ class GemmRsAr:
                              f"serves N = {self.N} here, so only the decode schedules do, up to "
                              f"{self.max_served_m} rows (use torch.mm + the collective for more; "
                              f"should_run(x) says False)")
-        variant = self.variant(M)
+        variant = self.variant(M, aligned)
         if contract.decode_schedule(variant.schedule) and M > self.land_rows:
             where = (f"the {self.land_rows} landing rows of the {variant.schedule} schedule "
                      f"(group max_M {self.group.max_M})" if self.group is not None else
@@ -594,7 +606,7 @@ class GemmRsAr:
                      "cta_group": variant.cta_group, "grid": grid}
         if len(self._plans) >= _PLANS_MAX:
             self._plans.clear()
-        self._plans[(rank, M)] = plan
+        self._plans[key] = plan
         return plan
 
     def _launch(self, rank: int, x, weight, out, M: int, ordered_after=None) -> None:

@@ -23,7 +23,8 @@ splitk reached past N, sixteenth session: the fifteenth session's splitkw rule a
 multiple of 64, ragged_splitkw_before, then the fill rule without splitk; the op's dispatch
 elsewhere), `bounds16` (the op's own choice with the K bounds before the seventeenth session's
 refit, BOUNDS16), `tilecg2` (the op's own choice with the tile schedule's cta_group by M alone,
-before the eighteenth session), `splitk-c2` / `splitk-c4` (the splitk schedule
+before the eighteenth session), `fill17` (the op's own choice with the fill rule before the
+eighteenth session's model of rows that are not 128-byte lines), `splitk-c2` / `splitk-c4` (the splitk schedule
 at M's token tile, dispatch.splitk_default, with that cluster size), or a fixed choice written
 `swapab64c2`, `swapab112c3`, `tile224c1`, `splitk32c4`. Every path's output is checked against an fp32 reference first (output poisoned
 with NaN; tolerance MAX_RELERR). `--both-regimes` times every path with an L2-resident weight
@@ -114,8 +115,11 @@ def patched(module, **values):
 
 #: Rules that are the op's own choice with some of dispatch's constants set back (need the
 #: op's choice): `bounds16` (the K bounds before the seventeenth session), `tilecg2` (the tile
-#: schedule's cta_group by M alone, before the eighteenth session's dispatch.choose_tile).
-OP_RULES = {"bounds16": BOUNDS16, "tilecg2": {"TILE_CG1_PRICE": float("inf")}}
+#: schedule's cta_group by M alone, before the eighteenth session's dispatch.choose_tile),
+#: `fill17` (the fill rule taking every K's rows as 128-byte lines, before the eighteenth
+#: session's FILL_PRICE_UNALIGNED_DECODE).
+OP_RULES = {"bounds16": BOUNDS16, "tilecg2": {"TILE_CG1_PRICE": float("inf")},
+            "fill17": {"rows_aligned": lambda K: True}}
 
 
 def earlier_choice(rule: str, op_choice, M: int) -> tuple[str, int, int]:

@@ -50,7 +50,13 @@ def main(argv=None) -> int:
     ap.add_argument("--iters", type=int, default=20)
     ap.add_argument("--replays", type=int, default=10)
     ap.add_argument("--json", type=Path, default=None)
+    ap.add_argument("--l2-promotion", choices=("none", "64B", "128B", "256B"), default=None,
+                    help="encode every TMA descriptor with this L2 promotion "
+                         "(codegen.runtime.tma.L2_PROMOTION, 128B by default)")
     args = ap.parse_args(argv)
+    if args.l2_promotion:
+        from codegen.runtime import tma
+        tma.L2_PROMOTION = args.l2_promotion
 
     import torch
     from codegen.runtime import GemmRsAr
@@ -63,7 +69,7 @@ def main(argv=None) -> int:
             x = (torch.randn(M, K, device="cuda") * 0.1).to(torch.bfloat16)
             w = (torch.randn(N, K, device="cuda") * 0.1).to(torch.bfloat16)
             ref = x.float() @ w.float().t()
-            calls, wrong = {}, {}
+            calls, wrong, ran = {}, {}, {}
             out_t = torch.empty(M, N, dtype=torch.bfloat16, device="cuda")
             calls["torch.mm"] = lambda x=x, w=w, o=out_t: torch.mm(x, w.t(), out=o)
             for name, (xl, wl, k) in layouts(torch, x, w, K).items():
@@ -76,8 +82,9 @@ def main(argv=None) -> int:
                     wrong[name] = err
                     continue
                 calls[name] = lambda op=op, xl=xl, wl=wl, o=out: op(0, xl, wl, out=o)
+                ran[name] = op.last_launch.get(0, {}).get("variant")   # the op's choice there
             us = interleaved_medians(calls, args.iters, args.replays, args.rounds, rng)
-            row = {"N": N, "K": K, "M": M, "us": us, "wrong": wrong,
+            row = {"N": N, "K": K, "M": M, "us": us, "wrong": wrong, "variants": ran,
                    "vs_torch": {k: us["torch.mm"] / v for k, v in us.items()}}
             rows.append(row)
             print(f"N={N:5d} K={K:5d} M={M:4d} torch.mm {us['torch.mm']:6.1f} us | " +
