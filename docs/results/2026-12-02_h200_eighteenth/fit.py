@@ -11,7 +11,6 @@ changes alone; last, the unaligned-row model's prices left out one shape at a ti
 
     PYTHONPATH=. python3 docs/results/2026-12-02_h200_eighteenth/fit.py
 """
-import contextlib
 import glob
 import json
 import math
@@ -22,6 +21,8 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[2]))
+sys.path.insert(0, str(HERE.parents[2] / "tools" / "probes"))
+from choice_ab import patched  # noqa: E402
 from codegen.runtime import GemmRsAr, dispatch  # noqa: E402
 
 SLOTS = {2: 66, 4: 30}
@@ -69,25 +70,13 @@ def geo(xs) -> float:
     return math.exp(sum(math.log(x) for x in xs) / len(xs))
 
 
-@contextlib.contextmanager
-def patched(**values):
-    saved = {k: getattr(dispatch, k) for k in values}
-    try:
-        for k, v in values.items():
-            setattr(dispatch, k, v)
-        yield
-    finally:
-        for k, v in saved.items():
-            setattr(dispatch, k, v)
-
-
 BEFORE_FILL = {"rows_aligned": lambda K: True}
 BEFORE_TILE = {"TILE_CG1_PRICE": float("inf")}
 
 
 def main() -> int:
     rows = points()
-    with patched(**BEFORE_FILL, **BEFORE_TILE):   # the dispatch those calls ran
+    with patched(dispatch, **BEFORE_FILL, **BEFORE_TILE):   # the dispatch those calls ran
         bad = [r for r in rows if choice(r["N"], r["K"], r["M"]) != ran(r)]
     _OPS.clear()
     print(f"{len(rows)} points; the replayed choice of the rule then differs from what ran at "
@@ -97,7 +86,7 @@ def main() -> int:
     rules = {"today": {}, "before this session": {**BEFORE_FILL, **BEFORE_TILE},
              "fill model only": BEFORE_TILE, "tile cta_group only": BEFORE_FILL}
     for name, values in rules.items():
-        with patched(**values):
+        with patched(dispatch, **values):
             cells = []
             for part, keep in parts.items():
                 s = [score(r) for r in rows if keep(r)]
@@ -110,11 +99,11 @@ def main() -> int:
     grid = [(pu, pt) for pu in (1.0, 1.2, 1.4, 1.6) for pt in (1.0, 1.2, 1.35)]
     table = {}
     for pu, pt in grid:
-        with patched(FILL_PRICE_UNALIGNED_DECODE=pu, FILL_PRICE_TILE=pt):
+        with patched(dispatch, FILL_PRICE_UNALIGNED_DECODE=pu, FILL_PRICE_TILE=pt):
             table[pu, pt] = {sh: [math.log(score(r)) for r in pts if (r["N"], r["K"]) == sh]
                              for sh in shapes}
     held, before = [], []
-    with patched(**BEFORE_FILL):
+    with patched(dispatch, **BEFORE_FILL):
         base = {sh: [math.log(score(r)) for r in pts if (r["N"], r["K"]) == sh] for sh in shapes}
     for sh in shapes:
         fit = max(grid, key=lambda g: sum(sum(table[g][s]) for s in shapes if s != sh))
