@@ -262,6 +262,7 @@ def main(argv=None) -> int:
     from baselines import relerr
     from bench_decode import time_paths
     from codegen.runtime import GemmRsAr
+    from codegen.runtime.errors import InputError
     from graph_timing import rotating, weight_copies, weight_of
 
     rng = random.Random(args.seed)
@@ -295,7 +296,11 @@ def main(argv=None) -> int:
                 else:
                     if name not in ops:
                         kw = {} if c is None else dict(schedule=c[0], bn=c[1], cta_group=c[2])
-                        ops[name] = GemmRsAr(max(args.ms), N, K, "none", **kw)
+                        try:
+                            ops[name] = GemmRsAr(max(args.ms), N, K, "none", **kw)
+                        except InputError as exc:   # a fixed choice that cannot serve N
+                            errors[name] = f"InputError: {str(exc)[:160]}"
+                            continue
                     op = ops[name]
                     fn = (lambda o, op=op: (lambda src: op(0, x, weight_of(src), out=o)))(out)
                 try:
