@@ -36,22 +36,31 @@ def test_prepare_loads_every_kernel_a_call_may_use(mode, N_, K_, max_M):
     assert every <= loaded, sorted(every - loaded)
 
 
+def _lines(rows: int, ld: int, cols: int, offset: int = 0) -> torch.Tensor:
+    """A [rows, cols] bf16 view of rows `ld` elements apart, its first element `offset`
+    elements past a 128-byte line."""
+    buf = torch.zeros(rows * ld + 128, dtype=torch.bfloat16)
+    start = (-buf.data_ptr() % 128) // 2 + offset
+    return buf[start:start + rows * ld].view(rows, ld)[:, :cols]
+
+
 @pytest.mark.parametrize("pad", [0, 8])
 def test_a_plan_follows_the_calls_row_strides(monkeypatch, pad):
-    """Mode none at a ragged K (7168 x 2360, M 160): contiguous x and W (rows off the 128-byte
-    lines) take the tile schedule, the same matrices in buffers of 128-byte rows the decode
-    kernel; each its own plan, so alternating them never launches one with the other's kernel."""
+    """Mode none at a ragged K (7168 x 2360, M 160): x and W whose rows start off the 128-byte
+    lines take the tile schedule, the same matrices in buffers of 128-byte rows the decode
+    kernel; each its own plan, so alternating them never launches one with the other's kernel.
+    A single row of x counts by its address alone; a view starting off a line is off the lines
+    whatever its stride."""
     import codegen.runtime.launch_plan as plan_mod
 
     from test_runtime_op_params import _kernel
 
     monkeypatch.setattr(plan_mod, "encode_bf16_2d", lambda *a: b"\0" * 128)
-    op = GemmRsAr(512, 7168, 2360 + pad, "none", arch="sm_90a", device="cpu", sm_budget=132)
+    K_ = 2360 + pad
+    op = GemmRsAr(512, 7168, K_, "none", arch="sm_90a", device="cpu", sm_budget=132)
     monkeypatch.setattr(op, "kernel", _kernel)
-    K_ = op.K
-    x, w = torch.zeros(160, K_, dtype=torch.bfloat16), torch.zeros(7168, K_, dtype=torch.bfloat16)
-    xp = torch.zeros(160, 2368, dtype=torch.bfloat16)[:, :K_]
-    wp = torch.zeros(7168, 2368, dtype=torch.bfloat16)[:, :K_]
+    x, w = _lines(160, K_, K_), _lines(7168, K_, K_)            # contiguous
+    xp, wp = _lines(160, 2368, K_), _lines(7168, 2368, K_)      # 128-byte rows
     out = torch.zeros(160, 7168, dtype=torch.bfloat16)
     contiguous = op._plan(0, x, w, out, 160).info
     padded = op._plan(0, xp, wp, out, 160).info
@@ -62,6 +71,15 @@ def test_a_plan_follows_the_calls_row_strides(monkeypatch, pad):
         assert (contiguous["schedule"], contiguous["bn"], contiguous["cta_group"]) == ("tile", 128, 2)
         assert op._plan(0, x, wp, out, 160).info == contiguous   # x's rows off the lines
     assert op._plan(0, x, w, out, 160) is op._plan(0, x, w, out, 160)
+    # a view whose rows are 128-byte apart but start 16 bytes past a line: off the lines
+    assert op._plan(0, _lines(160, 2368, K_, offset=8), wp, out, 160).info["schedule"] == "tile"
+    # one row of x: its address decides, not K (N 16904 M 1: the rule differs with the rows)
+    op = GemmRsAr(512, 16904, 2360, "none", arch="sm_90a", device="cpu", sm_budget=132)
+    monkeypatch.setattr(op, "kernel", _kernel)
+    w1, out1 = _lines(16904, 2368, 2360), torch.zeros(1, 16904, dtype=torch.bfloat16)
+    assert op.choice(1, True) != op.choice(1, False)
+    got = op._plan(0, _lines(1, 2360, 2360), w1, out1, 1).info
+    assert (got["schedule"], got["bn"], got["cta_group"]) == op.choice(1, True)
 
 
 # ---- copies and pickles ----------------------------------------------------------------------

@@ -539,21 +539,36 @@ def test_fill_rule_where_rows_are_not_128_byte_lines(N, K, M, want):
                                         cluster_slots=slots) == want
 
 
+#: choose_none_by_fill at K 4096 (budget 132, the H200's cluster slots) as 320220c computed it
+BEFORE_18 = {
+    (2880, 16): ("splitk", 16, 2), (2880, 100): ("splitk", 128, 2), (2880, 160): ("swapab", 32, 2),
+    (2880, 256): ("swapab", 64, 2), (2880, 320): ("swapab", 64, 2), (2880, 448): ("swapab", 96, 2),
+    (2880, 512): ("swapab", 112, 2), (4096, 16): ("splitk", 16, 2), (4096, 100): ("splitk", 128, 2),
+    (4096, 160): ("swapab", 64, 2), (4096, 256): ("swapab", 64, 2), (4096, 320): ("swapab", 80, 2),
+    (4096, 448): ("swapab", 112, 2), (4096, 512): ("swapab", 128, 2),
+    (7168, 16): ("swapab", 16, 1), (7168, 100): ("swapab", 112, 1), (7168, 160): ("swapab", 80, 2),
+    (7168, 256): ("swapab", 128, 2), (7168, 320): ("swapab", 160, 2), (7168, 448): ("tile", 224, 2),
+    (7168, 512): ("tile", 224, 2), (12288, 16): ("swapab", 16, 2), (12288, 100): ("swapab", 112, 2),
+    (12288, 160): ("swapab", 80, 3), (12288, 256): ("swapab", 128, 3),
+    (12288, 320): ("swapab", 160, 3), (12288, 448): ("swapab", 112, 3),
+    (12288, 512): ("swapab", 128, 2)}
+
+
 @pytest.mark.parametrize("N", [1024, 2880, 4096, 5760, 7168, 8000, 12288])
 def test_fill_rule_unchanged_where_rows_are_aligned(N):
     """Where x's and W's rows are whole 128-byte lines the fill rule is the one fitted before
-    the eighteenth session (choose_none_by_fill with an aligned K, or aligned=True at any K, is
-    the rule without the flag); where not, every option is a kernel the build has for N
+    the eighteenth session (its choices at an aligned K pinned as 320220c made them; aligned=True
+    at a ragged K the same); where not, every option is a kernel the build has for N
     (contract.choice_fits_n, tuning.candidates)."""
     from codegen.runtime.tuning import candidates
 
     slots = {2: 66, 4: 30}
     for M in (1, 16, 100, 160, 256, 320, 448, 512):
-        for K in (4096, 4100):
-            base = dispatch.choose_none_by_fill(M, N, "sm_90a", 132, 512, K=4096,
-                                                cluster_slots=slots)
-            assert dispatch.choose_none_by_fill(M, N, "sm_90a", 132, 512, K=K, cluster_slots=slots,
-                                                aligned=True) == base
+        base = dispatch.choose_none_by_fill(M, N, "sm_90a", 132, 512, K=4096, cluster_slots=slots)
+        if (N, M) in BEFORE_18:   # as 320220c (before the eighteenth session) chose
+            assert base == BEFORE_18[N, M]
+        assert dispatch.choose_none_by_fill(M, N, "sm_90a", 132, 512, K=4100, cluster_slots=slots,
+                                            aligned=True) == base
         built = set(candidates(M, N, "sm_90a", "none", K=4100))
         for o in dispatch.fill_options(M, N, "sm_90a", unaligned=True):
             assert contract.choice_fits_n(N, *o, "sm_90a", "none"), (N, M, o)
@@ -573,4 +588,14 @@ def test_op_weighs_the_calls_row_strides():
     op = GemmRsAr(512, 7168, 2304, "none", arch="sm_90a", sm_budget=132)
     assert op.choice(160) == op.choice(160, aligned=True) == ("swapab", 80, 2)
     assert op.choice(160, aligned=False) == ("tile", 128, 2)   # e.g. x[:, :2304] of [M, 2312]
+
+
+def test_wave_rule_counts_the_clusters_a_grid_holds():
+    """An odd CTA budget holds one pair less than its CTAs suggest (grid_size rounds the grid to
+    whole clusters): the wave rule counts the pairs, so cta_group 2 is not credited an SM it
+    cannot use (N 9224 M 769 at 131 CTAs: (192, 2) is 392 tiles over 130 CTAs, 4 waves)."""
+    assert dispatch.wave_cost(769, 9224, 192, 2, 131) == dispatch.wave_cost(769, 9224, 192, 2, 130)
+    assert dispatch.choose_tile(769, 9224, ctas=131, mode="none", arch="sm_90a") == \
+        dispatch.choose_tile(769, 9224, ctas=130, mode="none", arch="sm_90a")
+    assert dispatch.grid_size(769, 9224, 192, 2, 131) == 130
 

@@ -178,9 +178,10 @@ def choose_tile(M: int, N: int, fixed_bn: int | None = None, fixed_cg: int | Non
 
 
 def wave_cost(M: int, N: int, bn: int, cluster: int, ctas: int) -> float:
-    """The tile schedule's time under the wave rule: waves of `ctas` CTAs x BN, a width past
-    MIN_BN credited BN_WIDE_CREDIT (choose_bn, choose_tile)."""
-    waves = cdiv(gemm_tiles(M, N, bn, cluster), max(ctas, 1))
+    """The tile schedule's time under the wave rule: waves of the CTAs a grid of at most `ctas`
+    holds (whole clusters, as grid_size) x BN, a width past MIN_BN credited BN_WIDE_CREDIT
+    (choose_bn, choose_tile)."""
+    waves = cdiv(gemm_tiles(M, N, bn, cluster), max(cluster, (ctas // cluster) * cluster))
     return waves * bn * (BN_WIDE_CREDIT if bn > MIN_BN else 1.0)
 
 

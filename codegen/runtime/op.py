@@ -562,13 +562,15 @@ class GemmRsAr:
                                 self.transport, self.timeout_ns)
 
     def _plan(self, rank: int, x, weight, out, M: int) -> CallPlan:
-        """The launch plan of (rank, M) and, in mode none, whether x's and the weight's rows are
-        whole 128-byte lines (the fill rule weighs that), built on the first call with that key
+        """The launch plan of (rank, M) and, in mode none, whether every row of x and the weight
+        starts on a 128-byte line (the fill rule weighs that), built on the first call with that key
         (everything it holds is fixed by the key: dispatch, kernel, grid, group pointers; see
         call_plan)."""
-        # (dispatch.rows_aligned of both row strides, inline: the per-call path)
+        # every row of x and the weight on a 128-byte line: row strides (dispatch.rows_aligned,
+        # inline: the per-call path; a single row of x has none) and start addresses
         aligned = (None if self.mode != "none" else
-                   (x.stride(0) if M > 1 else self.K) % 64 == 0 and weight.stride(0) % 64 == 0)
+                   (M == 1 or x.stride(0) % 64 == 0) and weight.stride(0) % 64 == 0
+                   and x.data_ptr() % 128 == 0 and weight.data_ptr() % 128 == 0)
         key = (rank, M, aligned)
         plan = self._plans.get(key)
         if plan is not None:
