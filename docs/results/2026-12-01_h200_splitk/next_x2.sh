@@ -15,7 +15,9 @@
 # Fourteenth session: rebuild again (rs/ar tile kernels past N); `ragged` also times rs/ar at N
 # 4544 (past N) and 4608 (the extra widths' rule against BNS's 128) on the link.
 # Sixteenth session: rebuild again (every splitk kernel's handoff changed: its DSMEM loads in
-# batches, incl. rs/ar's; one H200 only so far). The checkout's tracked files are ~35 MB now
+# batches, incl. rs/ar's; one H200 only so far). Seventeenth session: rebuild again (the splitk
+# handoff without its GPU-wide fences, rs/ar's too). Eighteenth: no kernel changed (mode none's
+# dispatch only). The checkout's tracked files are ~35 MB now
 # (the largest trace JSONs gzipped), so cache_tp2 has ~29 MB of room.
 # Replaces the fourth session's next_x2.sh (never run; removed: same `large` and `smalln`, here
 # with `check` and `splitk` added). Build here first (CPU, ~2 min), narrowed so the carry stays
