@@ -9,11 +9,11 @@ _SWIZZLE = {
     "none": "CU_TENSOR_MAP_SWIZZLE_NONE", "32B": "CU_TENSOR_MAP_SWIZZLE_32B",
     "64B": "CU_TENSOR_MAP_SWIZZLE_64B", "128B": "CU_TENSOR_MAP_SWIZZLE_128B",
 }
-_PROMOTION = {
+L2_PROMOTIONS = {
     "none": "CU_TENSOR_MAP_L2_PROMOTION_NONE", "64B": "CU_TENSOR_MAP_L2_PROMOTION_L2_64B",
     "128B": "CU_TENSOR_MAP_L2_PROMOTION_L2_128B", "256B": "CU_TENSOR_MAP_L2_PROMOTION_L2_256B",
 }
-#: The L2 promotion every descriptor is encoded with (a key of _PROMOTION; probes set it).
+#: The L2 promotion every descriptor is encoded with (a key of L2_PROMOTIONS; probes set it).
 L2_PROMOTION = "128B"
 
 
@@ -47,7 +47,7 @@ def encode_bf16_2d(ptr: int, rows: int, k: int, row_stride_bytes: int,
         [u32(1), u32(1)],
         cuda.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE,
         getattr(cuda.CUtensorMapSwizzle, _SWIZZLE[swizzle]),
-        getattr(cuda.CUtensorMapL2promotion, _PROMOTION[L2_PROMOTION]),
+        getattr(cuda.CUtensorMapL2promotion, L2_PROMOTIONS[L2_PROMOTION]),
         cuda.CUtensorMapFloatOOBfill.CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE,
     )
     return ctypes.string_at(int(tmap.getPtr()), 128)

@@ -222,6 +222,21 @@ def expand(rules: list[str], M: int, N: int, arch: str, sm_budget: int, land_row
     return out
 
 
+def add_l2_promotion(ap: argparse.ArgumentParser) -> None:
+    """The probes' `--l2-promotion` option (this one and row_layout.py)."""
+    from codegen.runtime import tma
+    ap.add_argument("--l2-promotion", choices=tuple(tma.L2_PROMOTIONS), default=None,
+                    help="probe only: encode every TMA descriptor with this L2 promotion "
+                         f"(codegen.runtime.tma.L2_PROMOTION, {tma.L2_PROMOTION} by default)")
+
+
+def apply_l2_promotion(args) -> None:
+    """Set tma.L2_PROMOTION from `--l2-promotion` before any descriptor is encoded."""
+    if args.l2_promotion:
+        from codegen.runtime import tma
+        tma.L2_PROMOTION = args.l2_promotion
+
+
 def label(choice) -> str:
     return "dispatch" if choice is None else f"{choice[0]}{choice[1]}c{choice[2]}"
 
@@ -242,13 +257,9 @@ def main(argv=None) -> int:
                     help="probe only: let mode none's decode schedules serve up to this many rows "
                          "(contract.SWAPAB_MAX_ROWS, 512, raised in this process), so a fixed "
                          "swapab / splitk choice can be timed past 512 rows")
-    ap.add_argument("--l2-promotion", choices=("none", "64B", "128B", "256B"), default=None,
-                    help="probe only: encode every TMA descriptor with this L2 promotion "
-                         "(codegen.runtime.tma.L2_PROMOTION, 128B by default)")
+    add_l2_promotion(ap)
     args = ap.parse_args(argv)
-    if args.l2_promotion:
-        from codegen.runtime import tma
-        tma.L2_PROMOTION = args.l2_promotion
+    apply_l2_promotion(args)
     if args.decode_rows:
         from codegen import contract
         contract.SWAPAB_MAX_ROWS = max(contract.SWAPAB_MAX_ROWS, args.decode_rows)

@@ -21,7 +21,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tools"))
 
 from arg_types import ints, shapes  # noqa: E402
-from choice_ab import MAX_RELERR  # noqa: E402
+from choice_ab import MAX_RELERR, add_l2_promotion, apply_l2_promotion  # noqa: E402
 from codegen import contract  # noqa: E402
 
 
@@ -50,13 +50,9 @@ def main(argv=None) -> int:
     ap.add_argument("--iters", type=int, default=20)
     ap.add_argument("--replays", type=int, default=10)
     ap.add_argument("--json", type=Path, default=None)
-    ap.add_argument("--l2-promotion", choices=("none", "64B", "128B", "256B"), default=None,
-                    help="encode every TMA descriptor with this L2 promotion "
-                         "(codegen.runtime.tma.L2_PROMOTION, 128B by default)")
+    add_l2_promotion(ap)
     args = ap.parse_args(argv)
-    if args.l2_promotion:
-        from codegen.runtime import tma
-        tma.L2_PROMOTION = args.l2_promotion
+    apply_l2_promotion(args)
 
     import torch
     from codegen.runtime import GemmRsAr
