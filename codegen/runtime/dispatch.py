@@ -29,9 +29,10 @@
   of cta_group 3) and the tile schedule at each width by waves x rows streamed per k-step, the
   rules above winning a tie (of two wide kernels, the one keeping 1.1x the SMs busy or more:
   FILL_BUSY_MARGIN); before it, at small N and long K, the splitk schedule (choose_splitk).
-  Where K's rows are not whole 128-byte lines (K % 64 != 0) the decode kernels' loads cost
-  more: priced FILL_PRICE_UNALIGNED_DECODE x, the tile schedule weighed at every serving width
-  and both cta_groups (eighteenth session).
+  Where the rows of x or W do not start on 128-byte lines (K % 64 != 0 for contiguous tensors;
+  the op reads each call's row strides and addresses) the decode kernels' loads cost more:
+  priced FILL_PRICE_UNALIGNED_DECODE x, the tile schedule weighed at every serving width and
+  both cta_groups (eighteenth session).
 - rs/ar at decode sizes where one CTA per 64-row W tile leaves SMs idle (N / 64 < 75% of the
   budget), nothing fixed and no table: the same model weighs the mode's wide decode kernels
   against that default (choose_fused_by_fill).
@@ -662,9 +663,9 @@ def choose_none_by_fill(M: int, N: int, arch: str, sm_budget: int, land_rows: in
     choice too, splitk's 64-row W tiles fitting the clusters of 2 the device holds twice as
     many of; and splitk measured 1.0x-2.2x it at M <= 128. tests/test_splitkw_dispatch.py
     checks that over a grid; tools/probes/choice_ab.py keeps the rule as `noraggedsplitk`.)
-    `aligned`: whether the call's x and W rows are whole 128-byte lines (their row strides;
-    None: K's, as contiguous tensors have); where not, the model of FILL_PRICE_UNALIGNED_DECODE
-    (eighteenth session)."""
+    `aligned`: whether every row of the call's x and W starts on a 128-byte line (their row
+    strides and start addresses; None: K's, as contiguous tensors have); where not, the model of
+    FILL_PRICE_UNALIGNED_DECODE (eighteenth session)."""
     if not fill_rule_applies(arch) or M > min(SWAPAB_MAX_ROWS, land_rows) or N % N_MULTIPLE_NONE:
         return None
     if N % SWAPAB_BM and M > SWAPAB_DEFAULT_MAX_M_TWO_TILES:
@@ -679,8 +680,8 @@ def choose_none_by_fill(M: int, N: int, arch: str, sm_budget: int, land_rows: in
             return split
     # (at an N no multiple of 64 only the wide decode kernels and the tile widths dividing N
     # are options: fill_options weighs only kernels that serve N)
-    # x's and W's rows as 128-byte lines: `aligned` (the call's row strides), else K's
-    # (contiguous); unknown without K
+    # x's and W's rows on 128-byte lines: `aligned` (the call's layout), else K's (contiguous);
+    # taken as aligned without K
     unaligned = not (aligned if aligned is not None else K is None or rows_aligned(K))
     opts = [o for o in fill_options(M, N, arch, bns, cta_groups, widths, unaligned)
             if not ragged_wide_past_one_wave(o, M, N, sm_budget)]

@@ -233,9 +233,10 @@ class GemmRsAr:
 
     def choice(self, M: int, aligned: bool | None = None) -> tuple[str, int, int]:
         """(schedule, BN, cta_group) a call with M rows uses: the tuning table's measured choice
-        when one exists and nothing is fixed, else dispatch.py's rules. `aligned`: whether the
-        call's x and weight rows are whole 128-byte lines (row strides multiples of 64; None:
-        as contiguous tensors of K columns have them), which mode none's wave-fill rule weighs
+        when one exists and nothing is fixed, else dispatch.py's rules. `aligned`: whether every
+        row of the call's x and weight starts on a 128-byte line (row strides multiples of 64
+        and 128-byte start addresses, as _plan reads them; None: as contiguous tensors of K
+        columns have them), which mode none's wave-fill rule weighs
         (dispatch.FILL_PRICE_UNALIGNED_DECODE)."""
         unfixed = (self.fixed_schedule, self.fixed_bn, self.fixed_cta_group) == (None, None, None)
         table = self.tuning_table() if unfixed else None
