@@ -21,6 +21,7 @@ from pathlib import Path
 from codegen import env as envmod
 from codegen.entry_format import manifest_paths
 from codegen.contract import (ALL_CTA_GROUPS, SPLITK_BNS, SPLITK_CTA_GROUPS, SPLITK_EXTRA_BNS, SPLITKW_BNS, SPLITKW_CTA_GROUPS,
+                              SWAPABX_BNS, SWAPABX_CTA_GROUPS,
                               SWAPAB_CG3_BNS, SWAPAB_EXTRA_BNS, TILE_EXTRA_BNS, tile_bns)
 from codegen.spec import (ARCHS, BNS, MODES, SCHEDULES, SWAPAB_ALL_BNS, SWAPAB_BNS, TPS, TRANSPORTS, SpecError,
                           Variant, deployment_matrix)
@@ -134,18 +135,21 @@ def _matrix_args(p: argparse.ArgumentParser, tp_required: bool) -> None:
                         f"swapab token tiles {','.join(map(str, SWAPAB_BNS))}; {_extra_bns_help()}; "
                         f"splitk {','.join(map(str, SPLITK_BNS))}; "
                         f"{_extra_bns_help(SPLITK_EXTRA_BNS)}; splitkw (sm_90a, none) "
-                        f"{','.join(map(str, SPLITKW_BNS))})")
+                        f"{','.join(map(str, SPLITKW_BNS))}; swapabx (sm_90a, none) "
+                        f"{','.join(map(str, SWAPABX_BNS))})")
     p.add_argument("--schedule", type=_csv(str, SCHEDULES), default=SCHEDULES,
                    help=f"default: {','.join(SCHEDULES)} (swapab: the decode schedule for M <= "
                         "512; splitk: the decode schedule with K split over a cluster; splitkw "
                         "(mode none, sm_90a): the wide decode kernel's 128-row W tiles with K "
-                        "split over a cluster, any M)")
+                        "split over a cluster, any M; swapabx (mode none, sm_90a): the decode "
+                        "kernel's 64-row W tiles in clusters sharing each x tile by multicast)")
     p.add_argument("--cta-group", type=_csv(int, ALL_CTA_GROUPS), default=None,
                    help="default: every one of each schedule (tile 1,2; swapab 1,2 (2: the "
                         "wide kernel, 128-row W tiles), on sm_90a for mode none also 3 (192-row W "
                         f"tiles, token tiles {','.join(map(str, SWAPAB_CG3_BNS))}); splitk "
                         f"{','.join(map(str, SPLITK_CTA_GROUPS))} and splitkw "
-                        f"{','.join(map(str, SPLITKW_CTA_GROUPS))}: the K-split cluster size)")
+                        f"{','.join(map(str, SPLITKW_CTA_GROUPS))}: the K-split cluster size; "
+                        f"swapabx {','.join(map(str, SWAPABX_CTA_GROUPS))}: the cluster sharing x)")
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -83,8 +83,17 @@ DTYPES = ("bf16",)
 #: few tiles for the SMs and a long K (e.g. N 704, K 8192, M 513..1024: 30..48 tiles of 128 x
 #: 128 on 132 SMs), each cluster's CTAs stream one KS-th of K and meet in f32 through
 #: distributed shared memory (the splitk handoff). Not a decode schedule: no landing rows.
-SCHEDULES = ("tile", "swapab", "splitk", "splitkw")
-SCHEDULE_ARCHS = {"tile": ARCHS, "swapab": ARCHS, "splitk": ARCHS, "splitkw": ("sm_90a",)}
+#: "swapabx" (mode none, sm_90a; nineteenth session): the decode kernel of cta_group 1 (one
+#: 64-row W tile per CTA, looping over the token tiles) in clusters of `cta_group` CTAs (2 or
+#: 4) on neighbouring W tiles that share every x tile: each CTA loads 1 / cta_group of its rows
+#: and multicasts them to the cluster. Every CTA of the cta_group 1 kernel reads all of x
+#: (N / 64 times over the grid: at M 160, N 7168 that is 2.5x the weight's bytes), which bounds
+#: it by the L2 -> SM bandwidth, and twice over where x's rows are not 128-byte lines (each
+#: box row then spans two); the cluster reads x once per cluster instead (BENCHMARKS.md,
+#: nineteenth session).
+SCHEDULES = ("tile", "swapab", "splitk", "splitkw", "swapabx")
+SCHEDULE_ARCHS = {"tile": ARCHS, "swapab": ARCHS, "splitk": ARCHS, "splitkw": ("sm_90a",),
+                  "swapabx": ("sm_90a",)}
 SWAPAB_BNS = (16, 32, 64, 128, 256)
 #: More token tiles of the decode kernels, per arch and mode: 144/160/192/208/224 tokens (WGMMA
 #: N 72/80/96/104/112 per warpgroup, or the whole tile in the wide kernel) serve M 129..224 with
@@ -138,19 +147,28 @@ SPLITKW_BNS = (128,)
 SPLITKW_CTA_GROUPS = (2, 4)
 #: W rows of a splitkw tile (two MMA warpgroups of SWAPAB_BM)
 SPLITKW_W_ROWS = 128
-DECODE_SCHEDULES = ("swapab", "splitk")
+#: Token tiles and cluster sizes of the swapabx kernels (mode none, sm_90a). Every token tile
+#: splits into cta_group slices of a multiple of 8 rows (the 128-byte swizzle's row group); no
+#: 16 (x is a small share of the traffic there).
+SWAPABX_BNS = (32, 64, 96, 128, 160, 192, 256)
+SWAPABX_CTA_GROUPS = (2, 4)
+DECODE_SCHEDULES = ("swapab", "splitk", "swapabx")
 #: Schedules whose `bn` is a token tile (W rows are the MMA's M): the decode schedules and
 #: splitkw; their kernels take the swapab parameter list (params_schedule).
-TOKEN_SCHEDULES = ("swapab", "splitk", "splitkw")
+TOKEN_SCHEDULES = ("swapab", "splitk", "splitkw", "swapabx")
 #: Schedules whose cta_group is the cluster size of a K split (contract.ksplit).
 KSPLIT_SCHEDULES = ("splitk", "splitkw")
+#: Schedules whose cta_group is a cluster size (the grid a multiple of it; how many clusters
+#: the device holds at once bounds it): the K splits and swapabx's x multicast.
+CLUSTER_SCHEDULES = KSPLIT_SCHEDULES + ("swapabx",)
 #: Every cta_group value some schedule has (the CLI's --cta-group choices).
-ALL_CTA_GROUPS = tuple(sorted({1, 2, 3, *SPLITK_CTA_GROUPS, *SPLITKW_CTA_GROUPS}))
+ALL_CTA_GROUPS = tuple(sorted({1, 2, 3, *SPLITK_CTA_GROUPS, *SPLITKW_CTA_GROUPS,
+                               *SWAPABX_CTA_GROUPS}))
 
 
 def decode_schedule(schedule: str | None) -> bool:
     """Whether `schedule` is a decode schedule (W rows as the MMA's M, tokens as its N, the
-    landing-buffer exchange, M <= land_rows): swapab and splitk."""
+    landing-buffer exchange, M <= land_rows): swapab, splitk and (mode none) swapabx."""
     return schedule in DECODE_SCHEDULES
 
 
@@ -171,6 +189,8 @@ def schedule_bns(arch: str | None, mode: str, schedule: str) -> tuple[int, ...]:
         return splitk_bns(arch, mode)
     if schedule == "splitkw":
         return splitkw_bns(arch, mode)
+    if schedule == "swapabx":
+        return swapabx_bns(arch, mode)
     if schedule == "swapab":
         return swapab_bns(arch, mode)
     return tile_bns(arch, mode)
@@ -194,6 +214,19 @@ def splitkw_bns(arch: str | None, mode: str) -> tuple[int, ...]:
     return SPLITKW_BNS if mode == "none" and has else ()
 
 
+def swapabx_bns(arch: str | None, mode: str) -> tuple[int, ...]:
+    """Token tiles of the (arch, mode) swapabx kernels: SWAPABX_BNS in mode none where the arch
+    has the schedule (arch None: any arch), else none."""
+    has = arch is None or arch in SCHEDULE_ARCHS["swapabx"]
+    return SWAPABX_BNS if mode == "none" and has else ()
+
+
+def x_slice_rows(schedule: str, token_tile: int, cta_group: int) -> int:
+    """Rows of a token tile of x each CTA loads (and multicasts, swapabx: token_tile /
+    cta_group); the whole token tile elsewhere."""
+    return token_tile // cta_group if schedule == "swapabx" else token_tile
+
+
 def _with_extra_bns(base: tuple[int, ...], extra: dict, arch: str | None,
                     mode: str) -> tuple[int, ...]:
     """`base` and the (arch, mode) entries of `extra` ({arch: {mode: token tiles}}), ascending
@@ -209,6 +242,8 @@ def schedule_cta_groups(arch: str | None, schedule: str) -> tuple[int, ...]:
         return SPLITK_CTA_GROUPS
     if schedule == "splitkw":
         return SPLITKW_CTA_GROUPS
+    if schedule == "swapabx":
+        return SWAPABX_CTA_GROUPS
     if schedule == "swapab":
         archs = ARCHS if arch is None else (arch,)
         return tuple(sorted({cg for a in archs for cg in SWAPAB_CTA_GROUPS.get(a, ())}))
@@ -446,6 +481,8 @@ def decode_fits_n(N: int, cta_group: int, arch: str | None, schedule: str = "swa
     anyway, contract.n_multiple)."""
     if schedule == "splitk":
         return N % SWAPAB_BM == 0 or splitk_ragged_n(arch, mode)
+    if schedule == "swapabx":   # 64-row W tiles that divide N (a cluster's spare CTA idles)
+        return N % SWAPAB_BM == 0
     return N % swapab_w_rows(cta_group) == 0 or swapab_ragged_n(cta_group, arch)
 
 
@@ -545,8 +582,11 @@ def implied_schedule(bn: int | None, cta_group: int | None) -> str | None:
     return "swapab" if bn in SWAPAB_ALL_BNS and bn not in BNS else "tile"
 
 
-def x_tail_rows(M: int, tile: int) -> int:
-    """Rows of x the last row tile of a call loads (1..tile): the box rows of `tma_t`.
+def x_tail_rows(M: int, tile: int, slice_rows: int | None = None) -> int:
+    """Rows of x the last row tile of a call loads (1..tile): the box rows of `tma_t`. Given
+    `slice_rows` (swapabx: each CTA of a cluster loads one slice of a token tile), the rows of
+    the last tile's partial slice (1..slice_rows; slice_rows where no slice is partial, a box
+    then unused).
 
     The sm_90a kernels load the last row tile of x (token tile of the decode schedule, BM rows of
     the tile schedule) through `tma_t`, whose box holds exactly the rows that exist, and complete
@@ -556,7 +596,8 @@ def x_tail_rows(M: int, tile: int) -> int:
     """
     if M < 1 or tile < 1:
         raise ValueError(f"x_tail_rows needs M >= 1 and tile >= 1, got M={M}, tile={tile}")
-    return M - (cdiv(M, tile) - 1) * tile
+    rows = M - (cdiv(M, tile) - 1) * tile
+    return rows if slice_rows is None else (rows - 1) % slice_rows + 1
 
 #: Scalar parameters in PTX order (after the TMA operands).
 SCALAR_PARAMS = (

@@ -53,7 +53,8 @@ def _epi_tokens(variant: Variant, ksplit: int) -> int:
         return variant.bn // ksplit
     if not contract.decode_schedule(variant.schedule):
         return variant.bn
-    w_rows = contract.swapab_w_rows(variant.cta_group) if ksplit == 1 else contract.SWAPAB_BM
+    w_rows = (contract.swapab_w_rows(variant.cta_group)
+              if ksplit == 1 and variant.schedule == "swapab" else contract.SWAPAB_BM)
     return contract.decode_epi_tokens(variant.bn, w_rows, ksplit, variant.arch)
 
 
@@ -91,9 +92,11 @@ def template_context(variant: Variant, trace: bool = False) -> dict:
         "wide": splitkw or (variant.schedule == "swapab" and contract.swapab_wide(variant.cta_group)),
         # MMA warpgroups along the W rows of a wide kernel (64 rows each)
         "w_groups": (contract.SPLITKW_W_ROWS // contract.SWAPAB_BM if splitkw
-                     else variant.cta_group),
+                     else 1 if variant.schedule == "swapabx" else variant.cta_group),
         # splitk / splitkw: CTAs per cluster splitting K over one W tile (else 1)
         "ksplit": ksplit,
+        # swapabx: CTAs per cluster sharing each x tile by multicast (else 1)
+        "xmc": variant.cta_group if variant.schedule == "swapabx" else 1,
         # the splitk kernel spreads (W tile, token tile) pairs over its clusters (mode none,
         # sm_90a: contract.splitk_spread; splitkw: always); else a cluster loops over a W
         # tile's token tiles

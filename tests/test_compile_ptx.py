@@ -183,6 +183,30 @@ def test_arch_instructions(built, v):
         assert len(arrivals) == 2 * ks, "ready and free: one remote arrival per CTA each"
         assert _has(ptx, r"cvt\.rn\.bf16x2\.f32") and _has(ptx, r"st\.global\.v4")
         assert not _has(ptx, r"ld\.volatile\.global")
+    elif v.schedule == "swapabx":
+        # mode none, sm_90a: the cta_group 1 decode kernel in clusters of cta_group CTAs that
+        # share each x tile: every CTA loads its own W tile (no multicast) and one slice of the
+        # x tile (box = token tile / cluster rows, multicast to the cluster); each MMA warp
+        # releases a stage in every CTA of the cluster (remote arrivals); no DSMEM reads
+        xm = v.cta_group
+        meta = built[v][1]
+        launch = meta["launch"]
+        assert ".target sm_90a" in ptx and not _has(ptx, r"tcgen05")
+        assert launch["cluster"] == [xm, 1, 1] and launch["xmc"] == xm and launch["ksplit"] == 1
+        assert launch["schedule"] == "swapabx" and launch["ragged_n"] is False
+        assert launch["bm"] == contract.SWAPAB_BM and launch["block"] == [384, 1, 1]
+        assert launch["ab_stages"] == contract.decode_stages(v.bn, contract.SWAPAB_BM)
+        assert launch["dynamic_smem"] <= contract.DECODE_SMEM_CAPACITY
+        assert meta["tma"]["a"]["box"] == [contract.BK, v.bn // xm]
+        assert meta["tma"]["t"]["box"] == [contract.BK, v.bn // xm]
+        assert meta["tma"]["t"]["tail_tile"] == v.bn
+        assert _has(ptx, rf"wgmma\.mma_async\.sync\.aligned\.m64n{v.bn // 2}k16\.f32\.bf16\.bf16")
+        loads = r"cp\.async\.bulk\.tensor\.2d\.shared::cluster\.global\.tile\.mbarrier::complete_tx::bytes"
+        assert _has(ptx, loads + r"\.multicast::cluster"), "x slices multicast"
+        assert _has(ptx, r"cp\.async\.bulk\.tensor\.2d\.shared::cta\.global"), "W per CTA"
+        assert _has(ptx, r"mbarrier\.arrive\.shared::cluster\.b64") and _has(ptx, r"mapa")
+        assert not _has(ptx, r"ld\.shared::cluster")
+        assert _has(ptx, r"st\.global\.v4") and not _has(ptx, r"ld\.volatile\.global")
     elif v.arch == "sm_90a":
         assert ".target sm_90a" in ptx
         assert _has(ptx, r"wgmma\.mma_async")
@@ -253,7 +277,7 @@ def test_wgmma_pipelined(report, v):
 
 
 @pytest.mark.parametrize("v", [v for v in VARIANTS if v.arch == "sm_90a" and v.mode == "none"
-                               and v.schedule in ("swapab", "splitk", "splitkw")],
+                               and v.schedule in ("swapab", "splitk", "splitkw", "swapabx")],
                          ids=lambda v: v.name)
 def test_decode_waits_keep_uniform_addresses(report, v):
     """The mode-none decode kernels' (swapab, splitk; and splitkw) producers wait on their stage barriers

@@ -27,7 +27,7 @@ def test_context_has_named_variables():
         "bn": 256, "bk": 64, "cta_group": 2, "tp": 4, "dtype": "bf16",
         "variant_name": "gemm_rs_multicast_sm100a_bn256_cg2_tp4_bf16",
         "is_rs": True, "is_ar": False, "is_none": False, "is_multicast": True,
-        "push": False, "wide": False, "w_groups": 2, "ksplit": 1, "splitk_spread": False,
+        "push": False, "wide": False, "w_groups": 2, "ksplit": 1, "xmc": 1, "splitk_spread": False,
         "epi_tokens": 256, "epi_passes": 1,
         "ragged_n": False,
         "scalar_params": contract.scalar_params("sm_100a", "rs"), "schedule": "tile",

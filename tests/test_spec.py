@@ -14,9 +14,10 @@ def test_name_round_trip_whole_matrix(tp):
     # 80/96/112/144/192/208/224 for mode none, and cta_group 3 at 8 token tiles, mode none;
     # sm_100a 5); splitk (both archs): 4 token tiles x 2 cluster sizes, 2 modes x 2 transports
     # collective + the same plain (sm_90a mode none: also 160 and 192); splitkw (sm_90a mode
-    # none): 1 token tile x 2 cluster sizes
+    # none): 1 token tile x 2 cluster sizes; swapabx (sm_90a mode none): 7 token tiles x 2
+    # cluster sizes
     assert len(variants) == (2 * (24 + 6) + 16 + 4 + (40 + 8 + 26 + 8) + (20 + 5)
-                             + 2 * (4 * 8 + 8) + 2 * 2 + 2)
+                             + 2 * (4 * 8 + 8) + 2 * 2 + 2 + 7 * 2)
     assert len({v.name for v in variants}) == len(variants)
     for v in variants:
         assert Variant.parse(v.name) == v
@@ -37,6 +38,13 @@ def test_canonical_names():
     sw100 = Variant("sm_100a", "rs", "multicast", 256, 1, 8, schedule="swapab")
     assert sw100.name == "gemm_rs_multicast_sm100a_swapab_bn256_cg1_tp8_bf16"
     assert sw100.template_name == "sm100_swapab.py.j2" and Variant.parse(sw100.name) == sw100
+    sx = Variant("sm_90a", "none", None, 160, 4, None, schedule="swapabx")
+    assert sx.name == "gemm_none_sm90a_swapabx_bn160_cg4_bf16"
+    assert sx.template_name == "sm90_swapab.py.j2" and Variant.parse(sx.name) == sx
+    with pytest.raises(SpecError, match="bn=16"):
+        Variant("sm_90a", "none", None, 16, 2, None, schedule="swapabx")
+    with pytest.raises(SpecError, match="cta_group=1"):
+        Variant("sm_90a", "none", None, 128, 1, None, schedule="swapabx")
     assert Variant.from_dict({k: v for k, v in Variant("sm_90a", "none", None, 128, 1, None)
                               .to_dict().items() if k != "schedule"}).schedule == "tile"
 
@@ -50,6 +58,8 @@ def test_canonical_names():
     (dict(arch="sm_100a", schedule="splitk", bn=128, cta_group=1), ["cta_group=1", "2, 4"]),
     (dict(arch="sm_90a", schedule="splitk", bn=128, cta_group=1), ["cta_group=1", "2, 4"]),
     (dict(arch="sm_90a", schedule="splitk", bn=160, cta_group=2), ["bn=160", "16, 32, 64, 128"]),
+    (dict(arch="sm_90a", schedule="swapabx", bn=128, cta_group=2), ["swapabx", "mode 'none' only"]),
+    (dict(arch="sm_100a", schedule="swapabx", bn=128, cta_group=2), ["swapabx", "sm_90a"]),
 ])
 def test_schedule_axis_rejects(kwargs, words):
     with pytest.raises(SpecError) as ei:
@@ -58,13 +68,14 @@ def test_schedule_axis_rejects(kwargs, words):
 
 
 def test_matrix_none_once_and_sorted_stably():
-    for archs, tiles, swapab_cgs, token_tiles, cg3, splitk, splitkw in (
-            (["sm_90a"], 10, 2, 13, 8, 12, 2), (["sm_100a"], 6, 1, 5, 0, 8, 0)):
+    for archs, tiles, swapab_cgs, token_tiles, cg3, splitk, splitkw, swapabx in (
+            (["sm_90a"], 10, 2, 13, 8, 12, 2, 14), (["sm_100a"], 6, 1, 5, 0, 8, 0, 0)):
         m = deployment_matrix([4, 8], archs)
         nones = [v for v in m if v.mode == "none"]
         # once per (schedule, bn, cg), not per tp/transport (cg3: the 192-row W tile, sm_90a)
         # (tiles: 3 widths x 2 cta groups; sm_90a also 160 / 192)
-        assert len(nones) == tiles + token_tiles * swapab_cgs + cg3 + splitk + splitkw
+        assert len(nones) == (tiles + token_tiles * swapab_cgs + cg3 + splitk + splitkw
+                              + swapabx)
         assert m == deployment_matrix([8, 4, 8], archs)
         assert m == sorted(m, key=Variant.sort_key)
         assert deployment_matrix(8, archs, modes=["none"]) == nones

@@ -85,6 +85,12 @@ def draw_case(rng: random.Random, arch: str = "sm_90a") -> dict:
         bn = rng.choice(contract.SPLITKW_BNS)
         cta_group = rng.choice([c for c in contract.SPLITKW_CTA_GROUPS
                                 if K >= contract.splitk_min_k(c)])
+    elif (pick < 0.9 and mode == "none" and arch in contract.SCHEDULE_ARCHS["swapabx"]
+          and contract.decode_fits_n(N, 2, arch, "swapabx")):
+        # the cta_group 1 decode kernel in clusters sharing x (N a multiple of 64)
+        schedule = "swapabx"
+        bn = rng.choice(contract.SWAPABX_BNS)
+        cta_group = rng.choice(contract.SWAPABX_CTA_GROUPS)
     budget = rng.choice((None, None, None, 1, 3, 7, 16))
     land = contract.land_rows(max_M)
     # the rows the op serves: past the landing rows only the tile schedule, if a width fits N

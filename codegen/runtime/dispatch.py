@@ -49,6 +49,7 @@ import math
 
 from codegen.contract import (BM, BNS, COLLECTIVE_MODES, MIN_BN, N_MULTIPLE_NONE, SCHEDULE_ARCHS,
                               SPLITK_CTA_GROUPS, SPLITKW_CTA_GROUPS, SPLITKW_W_ROWS, SWAPAB_BM, SWAPAB_BNS, SWAPAB_CTA_GROUPS,
+                              SWAPABX_BNS,
                               SWAPAB_EXTRA_BNS, SWAPAB_MAX_ROWS, cdiv, decode_fits_n,
                               decode_kernel_exists, schedule_bns, schedule_cta_groups,
                               swapab_bns, swapab_cta_group_bns, swapab_cta_groups, swapab_w_rows,
@@ -285,6 +286,15 @@ def splitk_default(M: int, K: int, fixed_bn: int | None = None,
     return bt, max(roomy) if roomy else min(cgs)
 
 
+def swapabx_default(M: int, fixed_bn: int | None = None, fixed_cta_group: int | None = None,
+                    arch: str = "sm_90a", mode: str = "none") -> tuple[int, int]:
+    """(token tile, cta_group) of a swapabx call with nothing else to go by: the smallest token
+    tile >= M of the (arch, mode) kernels (more rows loop over tiles of the largest) and
+    clusters of 2 (a cluster of 4 holds fewer SMs at once: 30 x 4 of the H200's 132)."""
+    bt = swapab_token_tile(M, fixed_bn, schedule_bns(arch, mode, "swapabx"))
+    return bt, fixed_cta_group if fixed_cta_group is not None else 2
+
+
 def splitk_units(M: int, N: int, bn: int, arch: str, mode: str) -> int:
     """Work items of a splitk kernel, one cluster each: a 64-row W tile (ceil(N / 64): the last
     one may reach past N, contract.splitk_ragged_n), or (where the kernel spreads its token
@@ -338,6 +348,9 @@ def launch_grid(variant, launch: dict, cluster: int, M: int, N: int, sm_budget: 
     if variant.schedule == "splitkw":
         return splitk_grid(N, sm_budget, variant.cta_group, max_clusters,
                            splitkw_units(M, N, variant.bn))
+    if variant.schedule == "swapabx":   # a cluster per cta_group neighbouring 64-row W tiles
+        return splitk_grid(N, sm_budget, variant.cta_group, max_clusters,
+                           cdiv(N // SWAPAB_BM, variant.cta_group))
     return grid_size(M, N, int(launch.get("bn", variant.bn)), cluster, sm_budget,
                      int(launch.get("min_grid_multiple", 1)))
 
@@ -637,12 +650,60 @@ def ragged_wide_past_one_wave(option: tuple[str, int, int], M: int, N: int,
             and swapab_wide_units(M, N, bt, cg) > sm_budget)
 
 
+#: The swapabx rule (choose_swapabx; nineteenth session, one H200, mode none, the worse of warm
+#: and cold weights): where x's or W's rows are not 128-byte lines, the cta_group 1 decode
+#: kernel in clusters of 4 sharing each x tile ran 1.10x-1.15x torch.mm at N 4096 / 7168, K
+#: 4104 / 2360, M 128..160 (the dispatch before: tile / splitk, 0.78x-0.91x; the same kernel
+#: without clusters 0.59x-0.84x), 0.96x at N 7168 M 64 (0.71x); clusters of 2 where those of 4
+#: need a second wave (N 8192: 32 groups of 4, 30 held at once) 0.90x-0.98x (0.86x-0.96x). Where
+#: the rows are 128-byte lines the clusters lost (0.74x-0.95x against 0.96x-1.02x without), and
+#: at M 256 / 512 the tile schedule won (0.93x-1.03x against 0.84x / 0.72x): x is then a small
+#: part of the traffic against the MMA work. Measured from 64 W tiles (N 4096) and M 64.
+#: Held out (call 4, 12 random shapes N 4416..8192 x 4 M in 33..192): 1.24x the rule without it
+#: (geometric mean, 48 points; 0.77x -> 0.96x torch.mm), losing only at N 4416 (69 W tiles) M
+#: 64 / 88 (0.83x / 0.79x), as at N 4096 M 64 in call 2 (clusters of 4 0.81x, splitk 0.87x):
+#: below SWAPABX_FULL_W_TILES W tiles the rule waits for M > SWAPABX_SMALL_N_MIN_M (N 4096 /
+#: 4416 at M 128..172 won 1.10x-1.24x; N 5440, 85 W tiles, at M 64 / 88 1.21x / 1.25x). That
+#: bound was set after the held-out test and is not itself held out.
+SWAPABX_MIN_M = 33
+SWAPABX_MAX_M = 192
+SWAPABX_MIN_W_TILES = 64
+SWAPABX_FULL_W_TILES = 80
+SWAPABX_SMALL_N_MIN_M = 97
+
+
+def choose_swapabx(M: int, N: int, sm_budget: int, slots: dict[int, int] | None,
+                   unaligned: bool) -> tuple[str, int, int] | None:
+    """('swapabx', token tile, cluster size) for a mode-none call whose x or W rows are not
+    128-byte lines, at SWAPABX_MIN_M <= M <= SWAPABX_MAX_M and N a multiple of 64 with at least
+    SWAPABX_MIN_W_TILES W tiles (SWAPABX_FULL_W_TILES below M = SWAPABX_SMALL_N_MIN_M): the
+    largest cluster whose groups of W tiles fit one wave of
+    the clusters the device holds at once (`slots`, op.swapabx_slots) and the budget allows
+    (N 8192: 32 groups of 4 on 30 clusters of 4 would take two, so clusters of 2); None
+    otherwise (and without slots: no swapabx kernel loadable). Past one wave of clusters of 2
+    (N > 8448 on an H200) the held-out test ran it 0.56x-1.23x the rule without it (a second
+    round of clusters where the tile schedule balances its tiles; BENCHMARKS.md, nineteenth
+    session), so it is not taken there."""
+    if not unaligned or not slots or not SWAPABX_MIN_M <= M <= SWAPABX_MAX_M or N % SWAPAB_BM:
+        return None
+    tiles = N // SWAPAB_BM
+    if tiles < SWAPABX_MIN_W_TILES or (tiles < SWAPABX_FULL_W_TILES
+                                       and M < SWAPABX_SMALL_N_MIN_M):
+        return None
+    bt = swapab_token_tile(M, None, SWAPABX_BNS)
+    for xm in sorted(slots, reverse=True):
+        if cdiv(tiles, xm) <= min(slots[xm], sm_budget // xm):
+            return "swapabx", bt, xm
+    return None
+
+
 def choose_none_by_fill(M: int, N: int, arch: str, sm_budget: int, land_rows: int,
                         bns: tuple[int, ...] | None = None, K: int | None = None,
                         cluster_slots: dict[int, int] | None = None, priced: bool = True,
                         cta_groups: tuple[int, ...] | None = None, spread: bool = True,
                         busiest: bool = True, widths: tuple[int, ...] | None = None,
-                        aligned: bool | None = None) -> tuple[str, int, int] | None:
+                        aligned: bool | None = None,
+                        xcast_slots: dict[int, int] | None = None) -> tuple[str, int, int] | None:
     """(schedule, bn, cta_group) of a mode-none call at M <= SWAPAB_MAX_ROWS without a tuning
     table, by the wave-fill model (fill_cost), where the arch has the wide decode kernel
     (sm_90a); None elsewhere (the rules above decide). Before it, the decode default took one
@@ -665,7 +726,9 @@ def choose_none_by_fill(M: int, N: int, arch: str, sm_budget: int, land_rows: in
     checks that over a grid; tools/probes/choice_ab.py keeps the rule as `noraggedsplitk`.)
     `aligned`: whether every row of the call's x and W starts on a 128-byte line (their row
     strides and start addresses; None: K's, as contiguous tensors have); where not, the model of
-    FILL_PRICE_UNALIGNED_DECODE (eighteenth session)."""
+    FILL_PRICE_UNALIGNED_DECODE (eighteenth session); before everything, given the swapabx
+    kernels' `xcast_slots` (op.swapabx_slots), choose_swapabx's choice where it has one
+    (nineteenth session)."""
     if not fill_rule_applies(arch) or M > min(SWAPAB_MAX_ROWS, land_rows) or N % N_MULTIPLE_NONE:
         return None
     if N % SWAPAB_BM and M > SWAPAB_DEFAULT_MAX_M_TWO_TILES:
@@ -673,6 +736,12 @@ def choose_none_by_fill(M: int, N: int, arch: str, sm_budget: int, land_rows: in
         # before the fill rule took such N in the fifteenth session; not measured against the
         # wide decode kernels there)
         return None
+    # x's and W's rows on 128-byte lines: `aligned` (the call's layout), else K's (contiguous);
+    # taken as aligned without K
+    unaligned = not (aligned if aligned is not None else K is None or rows_aligned(K))
+    xcast = choose_swapabx(M, N, sm_budget, xcast_slots, unaligned)
+    if xcast is not None:
+        return xcast
     if K is not None and cluster_slots and decode_fits_n(N, min(SPLITK_CTA_GROUPS), arch,
                                                          "splitk", "none"):
         split = choose_splitk(M, N, K, arch, sm_budget, cluster_slots, spread)
@@ -680,9 +749,6 @@ def choose_none_by_fill(M: int, N: int, arch: str, sm_budget: int, land_rows: in
             return split
     # (at an N no multiple of 64 only the wide decode kernels and the tile widths dividing N
     # are options: fill_options weighs only kernels that serve N)
-    # x's and W's rows on 128-byte lines: `aligned` (the call's layout), else K's (contiguous);
-    # taken as aligned without K
-    unaligned = not (aligned if aligned is not None else K is None or rows_aligned(K))
     opts = [o for o in fill_options(M, N, arch, bns, cta_groups, widths, unaligned)
             if not ragged_wide_past_one_wave(o, M, N, sm_budget)]
     if not opts:

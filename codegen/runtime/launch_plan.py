@@ -57,11 +57,14 @@ class CallTensors:
 
 def tma_geometry(kern: LoadedKernel, op_name: str, M: int) -> tuple[tuple[int, int], str]:
     """(box, swizzle) of TMA operand `op_name` of `kern` for a call with M rows (meta.json
-    `tma`; the box of `t`, x's last row tile, holds contract.x_tail_rows(M, tile) rows)."""
+    `tma`; the box of `t`, x's last row tile, holds contract.x_tail_rows(M, tile) rows; where
+    each CTA loads a slice of the tile, swapabx's `tail_tile`, those of the partial slice)."""
     tma = kern.entry.meta.get("tma", {})
     box = tma_box(tma, op_name)
     if op_name == "t":
-        box = (box[0], contract.x_tail_rows(M, box[1]))
+        tile = tma.get("t", {}).get("tail_tile")
+        box = (box[0], contract.x_tail_rows(M, box[1]) if tile is None
+               else contract.x_tail_rows(M, int(tile), box[1]))
     return box, tma.get(op_name, {}).get("swizzle", "128B")
 
 

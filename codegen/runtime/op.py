@@ -255,7 +255,8 @@ class GemmRsAr:
                 by_fill = dispatch.choose_none_by_fill(M, self.N, self.arch, self.sm_budget,
                                                        self.land_rows, K=self.K,
                                                        cluster_slots=self.splitk_slots(),
-                                                       aligned=aligned)
+                                                       aligned=aligned,
+                                                       xcast_slots=self.swapabx_slots())
             else:
                 by_fill = dispatch.choose_fused_by_fill(M, self.N, self.mode, self.arch,
                                                         self.sm_budget, self.land_rows)
@@ -267,6 +268,9 @@ class GemmRsAr:
             return schedule, *dispatch.splitk_default(M, self.K, self.fixed_bn,
                                                       self.fixed_cta_group, self.arch, self.mode,
                                                       schedule)
+        if schedule == "swapabx":   # (fixed) the smallest token tile >= M, clusters of 2
+            return schedule, *dispatch.swapabx_default(M, self.fixed_bn, self.fixed_cta_group,
+                                                       self.arch, self.mode)
         if schedule == "swapab":
             bt = dispatch.swapab_default_token_tile(M, self.mode, self.fixed_bn, self.arch,
                                                     self.fixed_cta_group)
@@ -355,8 +359,12 @@ class GemmRsAr:
         """The same for the splitkw kernels (mode none, sm_90a), which the splitkw rules weigh."""
         return self._cluster_slots("splitkw")
 
+    def swapabx_slots(self) -> dict[int, int]:
+        """The same for the swapabx kernels (mode none, sm_90a), which choose_swapabx weighs."""
+        return self._cluster_slots("swapabx")
+
     def _cluster_slots(self, schedule: str) -> dict[int, int]:
-        """splitk_slots / splitkw_slots: found once per op, from the kernel of each cluster size
+        """splitk_slots / splitkw_slots / swapabx_slots: found once per op, from the kernel of each cluster size
         at the schedule's first token tile."""
         if schedule not in self._slots:
             slots = {}
@@ -599,7 +607,7 @@ class GemmRsAr:
                              f"needs K >= {contract.splitk_min_k(variant.cta_group)}")
         kern = self.kernel(variant)
         max_clusters = (kern.max_active_clusters
-                        if variant.schedule in contract.KSPLIT_SCHEDULES else None)
+                        if variant.schedule in contract.CLUSTER_SCHEDULES else None)
         grid = dispatch.launch_grid(variant, kern.entry.meta["launch"], kern.cluster[0], M, self.N,
                                     self.sm_budget, max_clusters)
         tensors = CallTensors(x, weight, out, M, self.N, self.K)

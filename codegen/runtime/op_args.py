@@ -96,9 +96,9 @@ def check_op_args(max_M, N, K, mode, group, *, bn, cta_group, sm_budget, transpo
             and arch not in contract.SCHEDULE_ARCHS[schedule]):
         raise InputError(f"schedule = {schedule!r} exists for "
                          f"{', '.join(contract.SCHEDULE_ARCHS[schedule])} only, not arch = {arch!r}")
-    if schedule == "splitkw" and mode != "none":
-        raise InputError(f"schedule = 'splitkw' exists for mode 'none' only, not mode = {mode!r} "
-                         f"(rs/ar: leave schedule None, or 'tile' / 'swapab' / 'splitk')")
+    if schedule in ("splitkw", "swapabx") and mode != "none":
+        raise InputError(f"schedule = {schedule!r} exists for mode 'none' only, not mode = "
+                         f"{mode!r} (rs/ar: leave schedule None, or 'tile' / 'swapab' / 'splitk')")
     arch_or_any = arch if arch in contract.ARCHS else None
     if schedule is not None:
         bns = contract.schedule_bns(arch_or_any, mode, schedule)
@@ -151,13 +151,15 @@ def check_op_args(max_M, N, K, mode, group, *, bn, cta_group, sm_budget, transpo
     # (bn None: every N the checks above pass has a tile width, dividing it or, on sm_90a,
     # reaching past it: contract.tile_widths)
     # a decode schedule whose W tiles must divide N (contract.decode_fits_n): the cta_group
-    # given, or without one splitk (every cluster size has 64-row W tiles; swapab's default
+    # given, or without one splitk / swapabx (every cluster size has 64-row W tiles; swapab's default
     # cta_group is one that serves N, dispatch.swapab_cta_group)
     cgs = ((cta_group,) if cta_group is not None else
-           (min(contract.SPLITK_CTA_GROUPS),) if schedule == "splitk" else ())
+           (min(contract.schedule_cta_groups(arch_or_any, schedule)),)
+           if schedule in ("splitk", "swapabx") else ())
     if contract.decode_schedule(schedule) and cgs and \
             not contract.decode_fits_n(N, cgs[0], arch, schedule, mode):
-        rows = contract.SWAPAB_BM if schedule == "splitk" else contract.swapab_w_rows(cgs[0])
+        rows = (contract.SWAPAB_BM if schedule in ("splitk", "swapabx")
+                else contract.swapab_w_rows(cgs[0]))
         named = f" with cta_group {cta_group}" if cta_group is not None else ""
         raise InputError(f"N = {N} is no multiple of {rows}: the {schedule} kernels{named} "
                          f"cannot serve it (their W tiles are {rows} rows); leave schedule and "

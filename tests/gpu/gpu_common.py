@@ -105,6 +105,18 @@ def check_none(op, M, N, K, what, guard=False):
         assert bool(torch.isnan(whole[M]).all()), f"{what} M={M}: a store past out's end"
 
 
+def check_none_cluster_sweep(op, ms, N, K, choice):
+    """check_none (with the guard row) at every M of `ms` forward and backward on one op fixed
+    to `choice` = (schedule, bn, cluster size): each launch ran that kernel on a grid of whole
+    clusters."""
+    schedule, bn, cg = choice
+    for M in ms + ms[::-1]:
+        check_none(op, M, N, K, f"none {schedule} bt={bn} cg={cg}", guard=True)
+        launch = op.last_launch[0]
+        assert (launch["schedule"], launch["bn"], launch["cta_group"]) == choice
+        assert launch["grid"] % cg == 0
+
+
 def check_none_graph(op, M, N, K, what, replays=3):
     """One eager mode-none call, then one captured in a CUDA graph and replayed on fresh x copied
     in place, the output poisoned before each replay; every replay must match the reference."""

@@ -8,7 +8,8 @@ import pytest
 
 from codegen import contract
 from codegen.runtime import GemmRsAr, InputError, dispatch
-from gpu_common import ISSUE9_MS, check_none, check_none_graph, requires_gpu
+from gpu_common import (ISSUE9_MS, check_none, check_none_cluster_sweep, check_none_graph,
+                        requires_gpu)
 
 CGS = contract.SPLITKW_CTA_GROUPS
 PAST_DECODE_MS = (513, 640, 1000, 2048, 4096)
@@ -24,11 +25,7 @@ def test_none_splitkw_every_token_tile(bt, cg):
     N, K = 704, 1600
     op = GemmRsAr(4096, N, K, "none", schedule="splitkw", bn=bt, cta_group=cg)
     ms = sorted({*ISSUE9_MS, bt - 1, bt, bt + 1, *PAST_DECODE_MS})
-    for M in ms + ms[::-1]:
-        check_none(op, M, N, K, f"none splitkw bt={bt} cg={cg}", guard=True)
-        launch = op.last_launch[0]
-        assert (launch["schedule"], launch["bn"], launch["cta_group"]) == ("splitkw", bt, cg)
-        assert launch["grid"] % cg == 0
+    check_none_cluster_sweep(op, ms, N, K, ("splitkw", bt, cg))
 
 
 @pytest.mark.gpu

@@ -52,7 +52,7 @@ from arg_types import ints, shapes  # noqa: E402  (tools/ is on sys.path)
 from codegen import contract  # noqa: E402
 from codegen.runtime import dispatch  # noqa: E402
 
-_FIXED = re.compile(r"^(tile|swapab|splitkw|splitk)(\d+)c([1-4])$")
+_FIXED = re.compile(r"^(tile|swapabx|swapab|splitkw|splitk)(\d+)c([1-4])$")
 _SPLITK = re.compile(r"^splitk-c([24])$")
 #: Largest relative error (baselines.relerr against fp32) a path may show before it is reported
 #: wrong (stricter than the benchmarks' baselines.MAX_RELERR).
@@ -117,9 +117,11 @@ def patched(module, **values):
 #: op's choice): `bounds16` (the K bounds before the seventeenth session), `tilecg2` (the tile
 #: schedule's cta_group by M alone, before the eighteenth session's dispatch.choose_tile),
 #: `fill17` (the fill rule taking every K's rows as 128-byte lines, before the eighteenth
-#: session's FILL_PRICE_UNALIGNED_DECODE).
+#: session's FILL_PRICE_UNALIGNED_DECODE), `noswapabx` (without the nineteenth session's
+#: swapabx rule, dispatch.choose_swapabx).
 OP_RULES = {"bounds16": BOUNDS16, "tilecg2": {"TILE_CG1_PRICE": float("inf")},
-            "fill17": {"rows_aligned": lambda K: True}}
+            "fill17": {"rows_aligned": lambda K: True},
+            "noswapabx": {"SWAPABX_MAX_M": 0}}
 
 
 def earlier_choice(rule: str, op_choice, M: int) -> tuple[str, int, int]:
