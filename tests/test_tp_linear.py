@@ -485,3 +485,49 @@ def test_unfused_collectives_over_two_gloo_ranks(tmp_path):
 
     mp.spawn(_two_rank_worker, args=(_free_port(), str(tmp_path)), nprocs=2, join=True)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["ok0", "ok1"]
+
+
+# ---- the weight's rows on 128-byte lines (align_rows) ----------------------------------------
+def on_a_line(rows, cols):
+    """A contiguous bf16 [rows, cols] starting on a 128-byte line (the CPU allocator aligns to
+    64 bytes; CUDA's to 512)."""
+    flat = torch.zeros(rows * cols + 64, dtype=torch.bfloat16)
+    skip = (-flat.data_ptr() % 128) // 2
+    return flat[skip:skip + rows * cols].view(rows, cols)
+
+
+def test_weight_rows_off_the_lines_are_relaid_once(gloo):
+    """K 1000 (2000-byte rows): the layer holds a [:, :K] view of a zero-padded copy with rows
+    1024 elements apart, the same values; a call (fused or not) matches the reference; K 1024,
+    an already padded view and align_rows=False keep the tensor passed."""
+    built = []
+    ctx = make_ctx(op_factory=standin_factory(built))
+    w = bf16(N, 1000)
+    layer = RowParallelLinear(w, ctx)
+    assert layer.weight.shape == (N, 1000) and layer.weight.stride() == (1024, 1)
+    assert layer.weight.data_ptr() != w.data_ptr() and layer.weight.data_ptr() % 128 == 0
+    assert torch.equal(layer.weight, w)
+    assert not layer.weight.requires_grad
+    for M in (4, 200):
+        x = bf16(M, 1000, seed=M)
+        torch.testing.assert_close(layer(x).float(), x.float() @ w.float().t(), rtol=2e-2,
+                                   atol=2e-2)
+    aligned = on_a_line(N, 1024)
+    assert RowParallelLinear(aligned, ctx).weight.data_ptr() == aligned.data_ptr()
+    padded = on_a_line(N, 1024)[:, :1000]
+    assert RowParallelLinear(padded, ctx).weight.data_ptr() == padded.data_ptr()
+    kept = RowParallelLinear(w, ctx, align_rows=False)
+    assert kept.weight.data_ptr() == w.data_ptr() and kept.weight.stride() == (1000, 1)
+
+
+def test_weight_in_aligned_rows_edges():
+    # a start off the line with an aligned stride is re-laid too; fp32 rows are 32 elements
+    base = bf16(8, 136)
+    off = base[:, 8:]                                  # stride 136: off; start +16 bytes
+    assert tp_linear.weight_in_aligned_rows(off).stride() == (128, 1)
+    f32 = torch.zeros(4, 40)
+    assert tp_linear.weight_in_aligned_rows(f32).stride() == (64, 1)
+    col_major = bf16(64, 8).t()                        # not row-major: left as it is
+    assert tp_linear.weight_in_aligned_rows(col_major) is col_major
+    empty = torch.zeros(0, 100, dtype=torch.bfloat16)
+    assert tp_linear.weight_in_aligned_rows(empty) is empty

@@ -263,6 +263,36 @@ class TPContext:
         self._ops.clear()
 
 
+#: Bytes of the lines a weight's rows are laid on (RowParallelLinear(align_rows=True)): TMA loads
+#: of rows off them span two lines each (BENCHMARKS.md, nineteenth session).
+ROW_LINE_BYTES = 128
+
+
+def weight_in_aligned_rows(weight: torch.Tensor) -> torch.Tensor:
+    """`weight` [N, K] itself where every row starts on a ROW_LINE_BYTES line (row stride a
+    multiple of the line, 128-byte aligned start) or its layout is not row-major; else the
+    [:, :K] view of a zero-padded copy whose rows are (row stride K rounded up to the line):
+    the kernels then read W's rows whole lines at a time (one H200, mode none, with x left as it
+    is: up to 1.18x at N 7168 K 2360 M 16..32, 1.16x at N 2048 K 4104 M 256, ~1% at N 8192 K 3696;
+    BENCHMARKS.md, nineteenth session). Costs (ceil(K / line) x line - K) / K more memory (K
+    3696: 0.4%, K 1000: 2.4%), once, at load."""
+    line = ROW_LINE_BYTES // weight.element_size() if ROW_LINE_BYTES % weight.element_size() == 0 else 0
+    if not line or weight.dim() != 2 or weight.stride(1) != 1 or weight.shape[0] == 0:
+        return weight
+    N, K = weight.shape
+    if weight.stride(0) % line == 0 and weight.data_ptr() % ROW_LINE_BYTES == 0:
+        return weight
+    ld = contract.cdiv(K, line) * line
+    with torch.no_grad():
+        # (one line more, the start moved onto a line: CUDA's allocator aligns to 512 bytes,
+        # others may not)
+        flat = weight.new_zeros(N * ld + line)
+        skip = (-flat.data_ptr() % ROW_LINE_BYTES) // weight.element_size()
+        buf = flat[skip:skip + N * ld].view(N, ld)
+        buf[:, :K].copy_(weight)
+    return buf[:, :K]
+
+
 class RowParallelLinear(torch.nn.Module):
     """y = sum over ranks of x_r @ W_r^T: all-reduced ('ar', [M, N]; x [..., K] gives
     [..., N]) or this rank's rows of it ('rs', 2-D x only: [ceil(M/tp), N], zero rows past M).
@@ -271,16 +301,21 @@ class RowParallelLinear(torch.nn.Module):
 
     `weight`: this rank's shard [N, K] (bf16, on this rank's GPU for the fused path; row-major:
     contiguous, or rows a multiple of 8 elements apart, e.g. a [:, :K] view of a buffer whose
-    rows are 64-aligned, which the kernels read fastest when K is no multiple of 64).
+    rows are 64-aligned, which the kernels read fastest when K is no multiple of 64). With
+    `align_rows` (the default) a weight whose rows do not start on 128-byte lines (K no multiple
+    of 64, contiguous) is copied once into such a buffer (weight_in_aligned_rows): `self.weight`
+    is then a [:, :K] view of it, not the tensor passed; `align_rows=False` keeps the tensor.
     Construction is collective (see TPContext). `last_path` is 'fused' or 'unfused' after a
     call; `fallback_reason` says why this layer never takes the fused path (or None).
     """
 
-    def __init__(self, weight: torch.Tensor, ctx: TPContext):
+    def __init__(self, weight: torch.Tensor, ctx: TPContext, align_rows: bool = True):
         super().__init__()
         if not isinstance(weight, torch.Tensor) or weight.dim() != 2 or weight.shape[0] != ctx.N:
             shape = tuple(weight.shape) if isinstance(weight, torch.Tensor) else type(weight).__name__
             raise InputError(f"weight must be this rank's shard [N={ctx.N}, K], got {shape}")
+        if align_rows:
+            weight = weight_in_aligned_rows(weight)
         self.weight = torch.nn.Parameter(weight, requires_grad=False)
         self.N, self.K = int(weight.shape[0]), int(weight.shape[1])
         self.mode, self.tp, self._group_name = ctx.mode, ctx.tp, ctx.group_name
