@@ -117,7 +117,8 @@ H200_SLOTS = {2: 66, 4: 30}
     (100, 15936, 2056, H200_SLOTS, None),
     (192, 7168, 2360, H200_SLOTS, ("swapabx", 192, 4)),
     (128, 7168, 2304, H200_SLOTS, None),                   # rows on the lines: not taken
-    (32, 7168, 2360, H200_SLOTS, None),                    # M below SWAPABX_MIN_M
+    (31, 7168, 2360, H200_SLOTS, None),                    # M below SWAPABX_MIN_M
+    (32, 7168, 2360, H200_SLOTS, ("swapabx", 32, 4)),
     (193, 7168, 2360, H200_SLOTS, None),                   # M past SWAPABX_MAX_M
     (128, 3968, 2360, H200_SLOTS, None),                   # 62 W tiles: below the bound
     (64, 4416, 11552, H200_SLOTS, None),                   # 69 W tiles: M 64 waits for 97

@@ -664,8 +664,11 @@ def ragged_wide_past_one_wave(option: tuple[str, int, int], M: int, N: int,
 #: 64 / 88 (0.83x / 0.79x), as at N 4096 M 64 in call 2 (clusters of 4 0.81x, splitk 0.87x):
 #: below SWAPABX_FULL_W_TILES W tiles the rule waits for M > SWAPABX_SMALL_N_MIN_M (N 4096 /
 #: 4416 at M 128..172 won 1.10x-1.24x; N 5440, 85 W tiles, at M 64 / 88 1.21x / 1.25x). That
-#: bound was set after the held-out test and is not itself held out.
-SWAPABX_MIN_M = 33
+#: bound was set after the held-out test and is not itself held out. The lower M bound: call 7
+#: held out M 25 / 28 / 32 at 12 random shapes (N 5120..8448): M 32 won at all 12 (1.00x-1.17x,
+#: geometric mean 1.08x), M 25 / 28 lost (0.95x / 0.96x; 0.83x-1.10x), so from 32 (29..31 not
+#: measured).
+SWAPABX_MIN_M = 32
 SWAPABX_MAX_M = 192
 SWAPABX_MIN_W_TILES = 64
 SWAPABX_FULL_W_TILES = 80
