@@ -152,3 +152,20 @@ def test_small_budget():
     assert dispatch.choose_swapabx(128, 7168, 64, H200_SLOTS, True) is None
     assert dispatch.choose_swapabx(128, 4096, 64, H200_SLOTS, True) == ("swapabx", 128, 4)
     assert dispatch.choose_swapabx(128, 7168, 1, H200_SLOTS, True) is None
+
+
+def test_tuning_sweeps_swapabx_where_rows_are_off_the_lines():
+    from codegen.runtime import tuning
+    off = [c for c in tuning.candidates(160, 7168, "sm_90a", "none", K=2360) if c[0] == "swapabx"]
+    assert ("swapabx", 160, 4) in off and ("swapabx", 160, 2) in off
+    assert all(c[1] in contract.SWAPABX_BNS and c[2] in (2, 4) for c in off)
+    assert not [c for c in tuning.candidates(160, 7168, "sm_90a", "none", K=2304)
+                if c[0] == "swapabx"]                              # rows on the lines
+    assert not [c for c in tuning.candidates(160, 7000, "sm_90a", "none", K=2360)
+                if c[0] == "swapabx"]                              # N no multiple of 64
+    assert not [c for c in tuning.candidates(160, 7168, "sm_90a", "rs", K=2360)
+                if c[0] == "swapabx"]                              # mode none only
+    assert not [c for c in tuning.candidates(160, 7168, "sm_100a", "none", K=2360)
+                if c[0] == "swapabx"]
+    assert not [c for c in tuning.candidates(600, 7168, "sm_90a", "none", K=2360)
+                if c[0] == "swapabx"]                              # past the decode rows

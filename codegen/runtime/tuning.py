@@ -70,7 +70,10 @@ def candidates(M: int, N: int, arch: str = "sm_90a", mode: str = "rs",
     that covers M in one tile down to M / MAX_TOKEN_TILES, with each of its CTA groups; given K,
     also the splitk schedule (where the arch has it) at its token tiles in the same range and
     each cluster size that K allows (contract.splitk_min_k), and at every M the splitkw schedule
-    (mode none where the arch has it) at each token tile and cluster size K allows."""
+    (mode none where the arch has it) at each token tile and cluster size K allows; given a K
+    whose rows are off the 128-byte lines (as a sweep's contiguous tensors have them), the
+    swapabx schedule (mode none where the arch has it, N a multiple of 64) at its token tiles in
+    that range and each cluster size (on lines it measured slower than swapab: not swept)."""
     from .dispatch import tile_widths, token_tile_span
 
     widths = (contract.tile_widths_serving(N, arch, mode) if mode == "none" else ()) \
@@ -88,6 +91,11 @@ def candidates(M: int, N: int, arch: str = "sm_90a", mode: str = "rs",
             for cg in contract.SWAPAB_CTA_GROUPS[arch]
             if contract.decode_kernel_exists(arch, mode, bt, cg)
             and contract.decode_fits_n(N, cg, arch)]
+    if K is not None and (2 * K) % 128 and contract.swapabx_bns(arch, mode) \
+            and contract.decode_fits_n(N, 2, arch, "swapabx", mode):
+        out += [("swapabx", bt, cg)
+                for bt in token_tile_span(M, contract.swapabx_bns(arch, mode), MAX_TOKEN_TILES)
+                for cg in contract.SWAPABX_CTA_GROUPS]
     if K is None or arch not in contract.SCHEDULE_ARCHS["splitk"]:
         return out
     return out + [("splitk", bt, cg)
