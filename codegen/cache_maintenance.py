@@ -24,6 +24,8 @@ from codegen.cache import STALE_TMP_S, Cache, CacheBusyError, open_lock, real_su
 from codegen.entry_format import KEY16, OWNED_FILES, FormatError, check_entry, load_manifest, manifest_paths
 
 _QUARANTINED = re.compile(r"gemm_[a-z0-9_]+-[0-9a-f]{16}-\d{8}T\d{6}-\d+")
+#: an entry's key lock, <root>/.locks/<variant>-<key16>.lock (Cache.build's, _remove_one's)
+_KEY_LOCK = re.compile(r"(?P<variant>gemm_[a-z0-9_]+)-(?P<key>[0-9a-f]{16})\.lock")
 _MANIFEST_TMP = re.compile(r"\..+\.json\.\d+\.\d+\.tmp")
 
 
@@ -32,6 +34,7 @@ class PruneResult:
     removed: list[Path] = field(default_factory=list)  # with dry_run: what would be removed
     failed: list[tuple[Path, str]] = field(default_factory=list)  # tried, the OS refused
     skipped: list[tuple[Path, str]] = field(default_factory=list)  # not the cache's, or locked
+    locks_removed: int = 0   # key lock files of entries that no longer exist (not in a dry run)
 
 
 def _stale(cache: Cache) -> Iterator[Path]:
@@ -138,7 +141,30 @@ def prune(cache: Cache, keep_keys: Iterable[str] | None = None, older_than_s: fl
         for _, name_dir in list(cache.variant_dirs()):
             with contextlib.suppress(OSError):
                 name_dir.rmdir()  # only an empty one
+        result.locks_removed = _remove_orphan_locks(cache)
     return result
+
+
+def _remove_orphan_locks(cache: Cache) -> int:
+    """Unlink every key lock (`.locks/<variant>-<key16>.lock`, a regular empty file) whose entry
+    no longer exists under any arch: each build leaves one per entry, and before this a pruned
+    entry's stayed forever. Only under the exclusive maintenance lock, so no build has one open
+    (a build holds cache.lock shared while it takes key locks). Returns how many were removed."""
+    ldir = cache.root / ".locks"
+    if not ldir.is_dir() or ldir.is_symlink():
+        return 0
+    archs = [d.name for d in real_subdirs(cache.root) if d.name.startswith("sm_")]
+    removed = 0
+    for f in os.scandir(ldir):
+        m = _KEY_LOCK.fullmatch(f.name)
+        if m is None or not f.is_file(follow_symlinks=False) or f.stat(follow_symlinks=False).st_size:
+            continue
+        if any((cache.root / a / m["variant"] / m["key"]).exists() for a in archs):
+            continue
+        with contextlib.suppress(OSError):
+            os.unlink(f.path)
+            removed += 1
+    return removed
 
 
 def _remove_owned(path: Path) -> None:

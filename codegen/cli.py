@@ -31,7 +31,8 @@ Remove what no deployment needs:
   - entries whose key is listed in no manifest under <root>/manifests/ (every `codegen build`
     writes one; a manifest is the newest build of its name, so an entry superseded by a
     rebuild with changed sources/toolchain is dropped once every manifest naming it is rebuilt);
-  - corrupt entries, quarantined entries, and crashed builds' temp files (> 1 h old).
+  - corrupt entries, quarantined entries, and crashed builds' temp files (> 1 h old);
+  - the key lock files (<root>/.locks/<variant>-<key16>.lock) of entries no longer there.
 With --older-than DAYS only unreferenced entries older than DAYS are removed. With no manifest
 at all prune refuses (nothing says what to keep) unless --all is given, which removes every entry.
 Only what the cache made is removed: <arch>/<variant>/<key16> dirs holding nothing but the
@@ -520,6 +521,8 @@ def _cmd_cache(args, cache) -> int:
         print(f"note: left {path}: {why}", file=sys.stderr)
     for path, why in result.failed:
         _error(f"could not remove {path}: {why}")
+    if result.locks_removed:
+        print(f"removed {result.locks_removed} key lock files of entries no longer there")
     tail = f", {len(result.failed)} could not be removed" if result.failed else ""
     print(f"{len(result.removed)} {'to remove' if args.dry_run else 'removed'}{tail}")
     return 1 if result.failed else 0

@@ -78,6 +78,34 @@ def test_prune_all_leaves_foreign_directories_alone(capsys, fake_build):
     assert not entry.exists() and f"removed {entry}" in out and " removed\n" in out
 
 
+def test_prune_removes_the_key_locks_of_entries_it_removed(capsys, fake_build):
+    """A build leaves a key lock per entry; prune unlinks those whose entry is gone (before, they
+    stayed forever) and keeps the others', cache.lock and anything not shaped like a key lock."""
+    root = fake_build
+    build_b(capsys, "2")
+    build_b(capsys, "4")
+    locks = root / ".locks"
+    before = sorted(f.name for f in locks.iterdir())
+    tp2_lock = [n for n in before if n.startswith(TP2 + "-")]
+    assert len(tp2_lock) == 1 and (locks / "cache.lock").exists()
+    (locks / "notes.txt").write_text("mine\n")
+    (locks / f"{TP2}-0123456789abcdef.lock").write_text("not empty\n")   # key-shaped, not empty
+    _entry_dir(root, TP2)
+    for m in (root / "manifests").iterdir():    # keep only TP4's entry
+        if "tp2" in m.name:
+            m.unlink()
+    rc, out, err = run(capsys, "cache", "prune")
+    assert rc == 0, err
+    assert not (locks / tp2_lock[0]).exists() and "key lock files" in out
+    assert [n for n in os_names(locks) if n.startswith(TP4 + "-")]      # TP4's entry and lock stay
+    assert (locks / "cache.lock").exists() and (locks / "notes.txt").read_text() == "mine\n"
+    assert (locks / f"{TP2}-0123456789abcdef.lock").exists()
+
+
+def os_names(d):
+    return sorted(f.name for f in d.iterdir())
+
+
 def test_prune_on_a_read_only_root_reports_nothing_removed(capsys, fake_build):
     root = fake_build
     build_b(capsys, "2")
