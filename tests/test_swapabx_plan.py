@@ -169,3 +169,22 @@ def test_tuning_sweeps_swapabx_where_rows_are_off_the_lines():
                 if c[0] == "swapabx"]
     assert not [c for c in tuning.candidates(600, 7168, "sm_90a", "none", K=2360)
                 if c[0] == "swapabx"]                              # past the decode rows
+
+
+def test_tables_name_it_and_apply_to_their_own_layout(tmp_path):
+    """A mode-none table (measured on contiguous tensors) may name swapabx; the op takes a
+    table's choice only for calls laid out as the table's were (rows off the lines at K 2360):
+    a call with rows on the lines (padded buffers) takes the rules. rs/ar tables naming it are
+    refused."""
+    from codegen.runtime.tuning import TuningError, table_path, write_table
+
+    rows = [{"M": m, "schedule": "swapabx", "bn": 160, "cta_group": 4, "fused_us": 9.0,
+             "best_unfused_us": 10.0, "best_unfused": "torch.mm"} for m in (160, 512)]
+    write_table(table_path(tmp_path, "sm_90a", "none", 1, 7168, 2360), arch="sm_90a",
+                mode="none", tp=1, N=7168, K=2360, rows=rows)
+    op = GemmRsAr(512, 7168, 2360, "none", arch="sm_90a", sm_budget=132, cache_dir=tmp_path)
+    assert op.choice(160) == op.choice(160, aligned=False) == ("swapabx", 160, 4)
+    assert op.choice(160, aligned=True) == ("swapab", 80, 2)     # the aligned rule
+    with pytest.raises(TuningError, match="swapabx"):
+        write_table(table_path(tmp_path, "sm_90a", "rs", 2, 7168, 2360), arch="sm_90a",
+                    mode="rs", tp=2, N=7168, K=2360, rows=rows)

@@ -237,9 +237,14 @@ class GemmRsAr:
         row of the call's x and weight starts on a 128-byte line (row strides multiples of 64
         and 128-byte start addresses, as _plan reads them; None: as contiguous tensors of K
         columns have them), which mode none's wave-fill rule weighs
-        (dispatch.FILL_PRICE_UNALIGNED_DECODE)."""
+        (dispatch.FILL_PRICE_UNALIGNED_DECODE, dispatch.choose_swapabx). A table was measured on
+        contiguous tensors of K columns: a call whose rows lie otherwise (`aligned` not what K
+        gives, e.g. a ragged K kept in 128-byte-row buffers) takes the rules instead (the
+        kernels' speeds differ by up to 2x between the layouts: BENCHMARKS.md, nineteenth
+        session)."""
         unfixed = (self.fixed_schedule, self.fixed_bn, self.fixed_cta_group) == (None, None, None)
-        table = self.tuning_table() if unfixed else None
+        same_layout = aligned is None or aligned == dispatch.rows_aligned(self.K)
+        table = self.tuning_table() if unfixed and same_layout else None
         if table is not None:
             schedule, bn, cg = table.choice(M)
             usable = (schedule == "tile"

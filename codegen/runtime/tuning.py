@@ -316,8 +316,8 @@ def _row(doc, i: int, N: int, arch: str, mode: str) -> Row:
     M = _int(doc, "M", 1, where)
     schedule = _choice(doc, "schedule", SCHEDULES, where)
     if not contract.schedule_bns(arch, mode, schedule):
-        raise _Bad(f"{where}schedule {schedule!r} has no {arch} {mode} kernels (splitkw: mode "
-                   f"none on {', '.join(contract.SCHEDULE_ARCHS['splitkw'])} only)")
+        raise _Bad(f"{where}schedule {schedule!r} has no {arch} {mode} kernels (splitkw and "
+                   f"swapabx: mode none on {', '.join(contract.SCHEDULE_ARCHS['splitkw'])} only)")
     bn = _choice(doc, "bn", contract.schedule_bns(arch, mode, schedule), where)
     cg = _choice(doc, "cta_group", contract.schedule_cta_groups(arch, schedule), where)
     if schedule == "tile" and not contract.tile_fits_n(N, bn, arch, mode):
