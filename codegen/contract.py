@@ -23,6 +23,10 @@ BK = 64                  # K per pipeline stage: one 128-byte swizzle atom of bf
 #: runs: the kernels loop over ceil(K / BK) k-tiles and the last one's columns past K load as
 #: zeros (TMA out-of-bounds fill), which add nothing to the products (k_tiles).
 K_MULTIPLE = 8
+#: The line a row of x / W should start on: a TMA box row (BK bf16) that starts off one spans
+#: two, which the decode kernels pay for in L2 -> SM bytes (dispatch.rows_aligned; RowParallelLinear
+#: re-lays its weight onto them: tp_linear.weight_in_aligned_rows).
+ROW_LINE_BYTES = 128
 MIN_BN = 128             # the smallest BN of any variant: it gives the most N tiles
 #: N must be a multiple of this: one 64-row W tile of the decode kernels (SWAPAB_BM). Where N is
 #: no multiple of 128 (e.g. gpt-oss's hidden size 2880), only kernels whose W tiles divide N, or

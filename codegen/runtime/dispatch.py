@@ -47,7 +47,8 @@ from __future__ import annotations
 
 import math
 
-from codegen.contract import (BM, BNS, COLLECTIVE_MODES, MIN_BN, N_MULTIPLE_NONE, SCHEDULE_ARCHS,
+from codegen.contract import (BM, BNS, COLLECTIVE_MODES, MIN_BN, N_MULTIPLE_NONE, ROW_LINE_BYTES,
+                              SCHEDULE_ARCHS,
                               SPLITK_CTA_GROUPS, SPLITKW_CTA_GROUPS, SPLITKW_W_ROWS, SWAPAB_BM, SWAPAB_BNS, SWAPAB_CTA_GROUPS,
                               SWAPABX_BNS,
                               SWAPAB_EXTRA_BNS, SWAPAB_MAX_ROWS, cdiv, decode_fits_n,
@@ -321,6 +322,12 @@ def splitkw_units(M: int, N: int, bn: int) -> int:
     return swapab_wide_units(M, N, bn, SPLITKW_W_ROWS // SWAPAB_BM)
 
 
+def swapabx_units(N: int, cta_group: int) -> int:
+    """Work items of a swapabx kernel, one cluster each: a group of cta_group neighbouring
+    64-row W tiles (N a multiple of 64), the last group's spare CTAs without one."""
+    return cdiv(N // SWAPAB_BM, cta_group)
+
+
 def swapab_wide_units(M: int, N: int, bn: int, cta_group: int) -> int:
     """Work items of a wide decode kernel (cta_group 2 / 3): one per (W tile of 64 x cta_group
     rows, token tile); ceil(N / W rows) W tiles (cta_group 3: the last one may reach past N)."""
@@ -348,9 +355,9 @@ def launch_grid(variant, launch: dict, cluster: int, M: int, N: int, sm_budget: 
     if variant.schedule == "splitkw":
         return splitk_grid(N, sm_budget, variant.cta_group, max_clusters,
                            splitkw_units(M, N, variant.bn))
-    if variant.schedule == "swapabx":   # a cluster per cta_group neighbouring 64-row W tiles
+    if variant.schedule == "swapabx":
         return splitk_grid(N, sm_budget, variant.cta_group, max_clusters,
-                           cdiv(N // SWAPAB_BM, variant.cta_group))
+                           swapabx_units(N, variant.cta_group))
     return grid_size(M, N, int(launch.get("bn", variant.bn)), cluster, sm_budget,
                      int(launch.get("min_grid_multiple", 1)))
 
@@ -434,7 +441,7 @@ FILL_PRICE_UNALIGNED_DECODE = 1.4
 def rows_aligned(K: int) -> bool:
     """Whether bf16 rows K elements apart (a contiguous row of K, or a row stride of K) start
     on 128-byte lines."""
-    return (2 * K) % 128 == 0
+    return (2 * K) % ROW_LINE_BYTES == 0
 
 
 def _fill_price(option: tuple[str, int, int]) -> float:
@@ -695,7 +702,7 @@ def choose_swapabx(M: int, N: int, sm_budget: int, slots: dict[int, int] | None,
         return None
     bt = swapab_token_tile(M, None, SWAPABX_BNS)
     for xm in sorted(slots, reverse=True):
-        if cdiv(tiles, xm) <= min(slots[xm], sm_budget // xm):
+        if swapabx_units(N, xm) <= min(slots[xm], sm_budget // xm):
             return "swapabx", bt, xm
     return None
 

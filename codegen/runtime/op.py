@@ -257,11 +257,15 @@ class GemmRsAr:
         known = self._sm_budget is not None or self.group is not None or torch.cuda.is_available()
         if unfixed and known:
             if self.mode == "none":
+                # (the swapabx kernels are loaded only for a call that may take them: rows off
+                # the lines, dispatch.choose_swapabx)
+                off_lines = not (dispatch.rows_aligned(self.K) if aligned is None else aligned)
                 by_fill = dispatch.choose_none_by_fill(M, self.N, self.arch, self.sm_budget,
                                                        self.land_rows, K=self.K,
                                                        cluster_slots=self.splitk_slots(),
                                                        aligned=aligned,
-                                                       xcast_slots=self.swapabx_slots())
+                                                       xcast_slots=self.swapabx_slots()
+                                                       if off_lines else None)
             else:
                 by_fill = dispatch.choose_fused_by_fill(M, self.N, self.mode, self.arch,
                                                         self.sm_budget, self.land_rows)

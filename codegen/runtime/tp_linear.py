@@ -263,31 +263,27 @@ class TPContext:
         self._ops.clear()
 
 
-#: Bytes of the lines a weight's rows are laid on (RowParallelLinear(align_rows=True)): TMA loads
-#: of rows off them span two lines each (BENCHMARKS.md, nineteenth session).
-ROW_LINE_BYTES = 128
-
-
 def weight_in_aligned_rows(weight: torch.Tensor) -> torch.Tensor:
-    """`weight` [N, K] itself where every row starts on a ROW_LINE_BYTES line (row stride a
+    """`weight` [N, K] itself where every row starts on a contract.ROW_LINE_BYTES line (row stride a
     multiple of the line, 128-byte aligned start) or its layout is not row-major; else the
     [:, :K] view of a zero-padded copy whose rows are (row stride K rounded up to the line):
     the kernels then read W's rows whole lines at a time (one H200, mode none, with x left as it
     is: up to 1.18x at N 7168 K 2360 M 16..32, 1.16x at N 2048 K 4104 M 256, ~1% at N 8192 K 3696;
     BENCHMARKS.md, nineteenth session). Costs (ceil(K / line) x line - K) / K more memory (K
     3696: 0.4%, K 1000: 2.4%), once, at load."""
-    line = ROW_LINE_BYTES // weight.element_size() if ROW_LINE_BYTES % weight.element_size() == 0 else 0
+    line_bytes, esize = contract.ROW_LINE_BYTES, weight.element_size()
+    line = line_bytes // esize if line_bytes % esize == 0 else 0
     if not line or weight.dim() != 2 or weight.stride(1) != 1 or weight.shape[0] == 0:
         return weight
     N, K = weight.shape
-    if weight.stride(0) % line == 0 and weight.data_ptr() % ROW_LINE_BYTES == 0:
+    if weight.stride(0) % line == 0 and weight.data_ptr() % line_bytes == 0:
         return weight
     ld = contract.cdiv(K, line) * line
     with torch.no_grad():
         # (one line more, the start moved onto a line: CUDA's allocator aligns to 512 bytes,
         # others may not)
         flat = weight.new_zeros(N * ld + line)
-        skip = (-flat.data_ptr() % ROW_LINE_BYTES) // weight.element_size()
+        skip = (-flat.data_ptr() % line_bytes) // esize
         buf = flat[skip:skip + N * ld].view(N, ld)
         buf[:, :K].copy_(weight)
     return buf[:, :K]

@@ -74,7 +74,7 @@ def candidates(M: int, N: int, arch: str = "sm_90a", mode: str = "rs",
     whose rows are off the 128-byte lines (as a sweep's contiguous tensors have them), the
     swapabx schedule (mode none where the arch has it, N a multiple of 64) at its token tiles in
     that range and each cluster size (on lines it measured slower than swapab: not swept)."""
-    from .dispatch import tile_widths, token_tile_span
+    from .dispatch import rows_aligned, tile_widths, token_tile_span
 
     widths = (contract.tile_widths_serving(N, arch, mode) if mode == "none" else ()) \
         or tile_widths(N, arch, mode)
@@ -91,7 +91,7 @@ def candidates(M: int, N: int, arch: str = "sm_90a", mode: str = "rs",
             for cg in contract.SWAPAB_CTA_GROUPS[arch]
             if contract.decode_kernel_exists(arch, mode, bt, cg)
             and contract.decode_fits_n(N, cg, arch)]
-    if K is not None and (2 * K) % 128 and contract.swapabx_bns(arch, mode) \
+    if K is not None and not rows_aligned(K) and contract.swapabx_bns(arch, mode) \
             and contract.decode_fits_n(N, 2, arch, "swapabx", mode):
         out += [("swapabx", bt, cg)
                 for bt in token_tile_span(M, contract.swapabx_bns(arch, mode), MAX_TOKEN_TILES)
