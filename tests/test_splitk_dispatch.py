@@ -147,8 +147,12 @@ def test_fill_rule_takes_splitk_where_it_was_measured_faster(N, K, M, want):
     without = dispatch.choose_none_by_fill(M, N, "sm_90a", 132, 512)
     assert got == (want or without)
     assert without[0] != "splitk"
-    # no splitk kernels loadable (a cache built before them): never picked
-    assert dispatch.choose_none_by_fill(M, N, "sm_90a", 132, 512, K=K, cluster_slots={}) == without
+    # no splitk kernels loadable (a cache built before them): never picked (rows on the lines:
+    # the fill rule's choice; off them the L2-traffic model decides, choose_none_unaligned)
+    nosplit = dispatch.choose_none_by_fill(M, N, "sm_90a", 132, 512, K=K, cluster_slots={})
+    assert nosplit[0] != "splitk"
+    assert nosplit == (without if dispatch.rows_aligned(K) else
+                       dispatch.choose_none_unaligned(M, N, K, "sm_90a", 132, None))
     # a budget that cannot hold every W tile's cluster at once: not picked
     small = dispatch.choose_none_by_fill(M, N, "sm_90a", 40, 512, K=K, cluster_slots=H200_SLOTS)
     assert small is None or small[0] != "splitk" or small[2] * (N // 64) <= 40

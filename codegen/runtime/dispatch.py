@@ -51,10 +51,10 @@ from codegen.contract import (BM, BNS, COLLECTIVE_MODES, MIN_BN, N_MULTIPLE_NONE
                               SCHEDULE_ARCHS,
                               SPLITK_CTA_GROUPS, SPLITKW_CTA_GROUPS, SPLITKW_W_ROWS, SWAPAB_BM, SWAPAB_BNS, SWAPAB_CTA_GROUPS,
                               SWAPABX_BNS,
-                              SWAPAB_EXTRA_BNS, SWAPAB_MAX_ROWS, cdiv, decode_fits_n,
+                              SWAPAB_EXTRA_BNS, SWAPAB_MAX_ROWS, cdiv, choice_fits_n, decode_fits_n,
                               decode_kernel_exists, schedule_bns, schedule_cta_groups,
                               swapab_bns, swapab_cta_group_bns, swapab_cta_groups, swapab_w_rows,
-                              splitk_bns, splitk_spread, swapab_wide, tile_ragged_n,
+                              splitk_bns, splitk_min_k, splitk_spread, swapab_wide, tile_ragged_n,
                               tile_widths, tile_widths_serving)
 from codegen.contract import k_tiles as k_tiles_of
 
@@ -707,13 +707,104 @@ def choose_swapabx(M: int, N: int, sm_budget: int, slots: dict[int, int] | None,
     return None
 
 
+#: Mode none where x's or W's rows are not 128-byte lines (rows_aligned; twentieth session): a
+#: cost model of the L2 -> SM traffic that the nineteenth session found sets those kernels' time
+#: (each box row then spans two lines), weighing every kernel the fill rule weighs there (the
+#: decode kernels at each token tile and W tile, the tile schedule at every width serving N and
+#: both cta_groups) and splitkw in clusters of 2 / 4; choose_splitk's measured bounds still go
+#: first. Per work unit and k-step (64 columns of K), in rows of 128 bytes: a CTA's time is
+#: max(rows it receives x UNALIGNED_ROW_COST, its MMA's W rows x token rows /
+#: UNALIGNED_MMA_PER_ROW) times its k-steps (a K split: 1 / cluster size of them) plus, for a
+#: split, UNALIGNED_HANDOFF x the rows of its partial tile over K's k-steps; the kernel's,
+#: max(waves of units x that, UNALIGNED_L2_SHARE x the rows all CTAs read from L2 per k-step /
+#: the SM budget), a pair's W rows read once (its multicast). Fitted on one H200 to the 85 points
+#: at M <= 512 where every candidate was timed (eighteenth session calls 2-3, twentieth call 1;
+#: 77 with K % 64 != 0; the worse of warm and cold weights): the op's pick 0.924 -> 0.958 of the
+#: best candidate (geometric mean; below 0.93: 29 -> 17 of 83); left out one shape at a time,
+#: 0.956 (`docs/results/2026-12-02_h200_twentieth/fit.py`). Held out on the GPU: BENCHMARKS.md,
+#: twentieth session. Where the rule before it lost most: the tile pair at three 128-row tiles
+#: (M 257..384, rounded up to four) -> the wide decode kernel at two token tiles of 160 (N 6744
+#: K 16272 M 300: 0.71 -> 0.98 of the best); splitkw at small N and long K (N 840 K 14504 M 320:
+#: 0.69 -> 1.0); 64-token tiles at M 64 where two of 32 read W twice (N 7008 K 4184: 0.84 -> 1.0).
+UNALIGNED_ROW_COST = {"tile": 1.2, "decode": 1.8}
+UNALIGNED_MMA_PER_ROW = 48
+UNALIGNED_L2_SHARE = 2.5
+UNALIGNED_HANDOFF = 0.25
+#: Whether choose_none_by_fill uses that model (probes turn it off to time the rule before it).
+UNALIGNED_MODEL = True
+
+
+def unaligned_options(M: int, N: int, K: int, arch: str, sm_budget: int,
+                      splitkw_slots: dict[int, int] | None) -> list[tuple[str, int, int]]:
+    """What unaligned_cost weighs for a mode-none call with rows off the lines: fill_options'
+    (without the wide kernel past N beyond one wave, ragged_wide_past_one_wave), then splitkw at
+    each cluster size the op can load (`splitkw_slots`: cluster size -> clusters the device holds
+    at once) where K has the k-tiles its rule was measured to need (SPLITKW_MIN_K_TILES), where
+    it serves N."""
+    opts = [o for o in fill_options(M, N, arch, unaligned=True)
+            if not ragged_wide_past_one_wave(o, M, N, sm_budget)]
+    opts += [("splitkw", bt, ks) for ks in SPLITKW_CTA_GROUPS
+             for bt in schedule_bns(arch, "none", "splitkw")
+             if ks in (splitkw_slots or {}) and K >= splitk_min_k(ks)
+             and k_tiles_of(K) >= SPLITKW_MIN_K_TILES[ks]
+             and choice_fits_n(N, "splitkw", bt, ks, arch, "none")]
+    return opts
+
+
+def unaligned_cost(option: tuple[str, int, int], M: int, N: int, K: int, sm_budget: int,
+                   slots: dict[int, int] | None = None) -> float:
+    """Relative time of a swapab / tile / splitkw `option` under the model above (rows of 128
+    bytes per k-step); `slots`: clusters of each size the device holds at once (splitkw)."""
+    schedule, bt, cg = option
+    per_cta_ks, handoff, ctas_per_unit = 1.0, 0.0, 1
+    if schedule == "swapab" and cg == 1:   # one CTA per 64-row W tile, looping over token tiles
+        tiles = cdiv(M, bt)
+        units, at_once = cdiv(N, SWAPAB_BM), sm_budget
+        got = read = tiles * (SWAPAB_BM + bt)
+        mma = tiles * SWAPAB_BM * bt
+    elif schedule == "swapab":             # one CTA per (64 x cg-row W tile, token tile)
+        units, at_once = swapab_wide_units(M, N, bt, cg), sm_budget
+        got = read = swapab_w_rows(cg) + bt
+        mma = swapab_w_rows(cg) * bt
+    elif schedule == "splitkw":            # a cluster of cg CTAs per pair, K split cg ways
+        units = splitkw_units(M, N, bt)
+        at_once = min((slots or {}).get(cg, 0), sm_budget // cg)
+        got = read = SPLITKW_W_ROWS + bt
+        mma = SPLITKW_W_ROWS * bt
+        per_cta_ks, ctas_per_unit = 1.0 / cg, cg
+        handoff = UNALIGNED_HANDOFF * SPLITKW_W_ROWS * bt / max(k_tiles_of(K), 1)
+    elif schedule == "tile":               # a cluster of cg 128-row tiles sharing W
+        units = cdiv(cdiv(M, BM), cg) * cdiv(N, bt)
+        at_once, ctas_per_unit = sm_budget // cg, cg
+        got, read = BM + bt, BM + bt / cg
+        mma = BM * bt
+    else:
+        raise ValueError(f"unaligned_cost: no model of schedule {schedule!r}")
+    price = UNALIGNED_ROW_COST["tile" if schedule == "tile" else "decode"]
+    unit = per_cta_ks * max(got * price, mma / UNALIGNED_MMA_PER_ROW) + handoff
+    waves = cdiv(max(units, 1), max(at_once, 1))
+    l2 = UNALIGNED_L2_SHARE * units * ctas_per_unit * per_cta_ks * read / max(sm_budget, 1)
+    return max(waves * unit, l2)
+
+
+def choose_none_unaligned(M: int, N: int, K: int, arch: str, sm_budget: int,
+                          splitkw_slots: dict[int, int] | None) -> tuple[str, int, int] | None:
+    """The option of unaligned_options that unaligned_cost prices lowest (the first of a tie);
+    None where there is none."""
+    opts = unaligned_options(M, N, K, arch, sm_budget, splitkw_slots)
+    return min(opts, key=lambda o: unaligned_cost(o, M, N, K, sm_budget, splitkw_slots),
+               default=None)
+
+
 def choose_none_by_fill(M: int, N: int, arch: str, sm_budget: int, land_rows: int,
                         bns: tuple[int, ...] | None = None, K: int | None = None,
                         cluster_slots: dict[int, int] | None = None, priced: bool = True,
                         cta_groups: tuple[int, ...] | None = None, spread: bool = True,
                         busiest: bool = True, widths: tuple[int, ...] | None = None,
                         aligned: bool | None = None,
-                        xcast_slots: dict[int, int] | None = None) -> tuple[str, int, int] | None:
+                        xcast_slots: dict[int, int] | None = None,
+                        splitkw_slots: dict[int, int] | None = None
+                        ) -> tuple[str, int, int] | None:
     """(schedule, bn, cta_group) of a mode-none call at M <= SWAPAB_MAX_ROWS without a tuning
     table, by the wave-fill model (fill_cost), where the arch has the wide decode kernel
     (sm_90a); None elsewhere (the rules above decide). Before it, the decode default took one
@@ -738,7 +829,9 @@ def choose_none_by_fill(M: int, N: int, arch: str, sm_budget: int, land_rows: in
     strides and start addresses; None: K's, as contiguous tensors have); where not, the model of
     FILL_PRICE_UNALIGNED_DECODE (eighteenth session); before everything, given the swapabx
     kernels' `xcast_slots` (op.swapabx_slots), choose_swapabx's choice where it has one
-    (nineteenth session)."""
+    (nineteenth session); after choose_splitk, given K, choose_none_unaligned's (twentieth
+    session: the L2-traffic model, which weighs splitkw too given `splitkw_slots`), so the
+    eighteenth session's prices then decide only without K."""
     if not fill_rule_applies(arch) or M > min(SWAPAB_MAX_ROWS, land_rows) or N % N_MULTIPLE_NONE:
         return None
     if N % SWAPAB_BM and M > SWAPAB_DEFAULT_MAX_M_TWO_TILES:
@@ -757,6 +850,10 @@ def choose_none_by_fill(M: int, N: int, arch: str, sm_budget: int, land_rows: in
         split = choose_splitk(M, N, K, arch, sm_budget, cluster_slots, spread)
         if split is not None:
             return split
+    if unaligned and UNALIGNED_MODEL and K is not None:
+        by_lines = choose_none_unaligned(M, N, K, arch, sm_budget, splitkw_slots)
+        if by_lines is not None:
+            return by_lines
     # (at an N no multiple of 64 only the wide decode kernels and the tile widths dividing N
     # are options: fill_options weighs only kernels that serve N)
     opts = [o for o in fill_options(M, N, arch, bns, cta_groups, widths, unaligned)

@@ -237,7 +237,7 @@ class GemmRsAr:
         row of the call's x and weight starts on a 128-byte line (row strides multiples of 64
         and 128-byte start addresses, as _plan reads them; None: as contiguous tensors of K
         columns have them), which mode none's wave-fill rule weighs
-        (dispatch.FILL_PRICE_UNALIGNED_DECODE, dispatch.choose_swapabx). A table was measured on
+        (dispatch.choose_swapabx, dispatch.choose_none_unaligned). A table was measured on
         contiguous tensors of K columns: a call whose rows lie otherwise (`aligned` not what K
         gives, e.g. a ragged K kept in 128-byte-row buffers) takes the rules instead (the
         kernels' speeds differ by up to 2x between the layouts: BENCHMARKS.md, nineteenth
@@ -265,6 +265,8 @@ class GemmRsAr:
                                                        cluster_slots=self.splitk_slots(),
                                                        aligned=aligned,
                                                        xcast_slots=self.swapabx_slots()
+                                                       if off_lines else None,
+                                                       splitkw_slots=self.splitkw_slots()
                                                        if off_lines else None)
             else:
                 by_fill = dispatch.choose_fused_by_fill(M, self.N, self.mode, self.arch,

@@ -24,7 +24,8 @@ multiple of 64, ragged_splitkw_before, then the fill rule without splitk; the op
 elsewhere), `bounds16` (the op's own choice with the K bounds before the seventeenth session's
 refit, BOUNDS16), `tilecg2` (the op's own choice with the tile schedule's cta_group by M alone,
 before the eighteenth session), `fill17` (the op's own choice with the fill rule before the
-eighteenth session's model of rows that are not 128-byte lines), `splitk-c2` / `splitk-c4` (the splitk schedule
+eighteenth session's model of rows that are not 128-byte lines), `fill19` (the op's own choice
+without the twentieth session's L2-traffic model of such rows), `splitk-c2` / `splitk-c4` (the splitk schedule
 at M's token tile, dispatch.splitk_default, with that cluster size), or a fixed choice written
 `swapab64c2`, `swapab112c3`, `tile224c1`, `splitk32c4`. Every path's output is checked against an fp32 reference first (output poisoned
 with NaN; tolerance MAX_RELERR). `--both-regimes` times every path with an L2-resident weight
@@ -118,10 +119,12 @@ def patched(module, **values):
 #: schedule's cta_group by M alone, before the eighteenth session's dispatch.choose_tile),
 #: `fill17` (the fill rule taking every K's rows as 128-byte lines, before the eighteenth
 #: session's FILL_PRICE_UNALIGNED_DECODE), `noswapabx` (without the nineteenth session's
-#: swapabx rule, dispatch.choose_swapabx).
+#: swapabx rule, dispatch.choose_swapabx), `fill19` (without the twentieth session's L2-traffic
+#: model of rows off the lines, dispatch.choose_none_unaligned).
 OP_RULES = {"bounds16": BOUNDS16, "tilecg2": {"TILE_CG1_PRICE": float("inf")},
             "fill17": {"rows_aligned": lambda K: True},
-            "noswapabx": {"SWAPABX_MAX_M": 0}}
+            "noswapabx": {"SWAPABX_MAX_M": 0},
+            "fill19": {"UNALIGNED_MODEL": False}}
 
 
 def earlier_choice(rule: str, op_choice, M: int) -> tuple[str, int, int]:
