@@ -470,30 +470,41 @@ def test_mode_none_tile_width_weighs_widths_past_n(N, M, want):
     assert N % dispatch.choose_bn(300, N, ctas=132, cluster=2, mode="none", arch="sm_90a") == 0
 
 
-@pytest.mark.parametrize("N,M,want", [
+@pytest.mark.parametrize("N,M,aligned,want", [
     # one H200, eighteenth session (calls 2-3 fit, call 4 held out; torch.mm / ours, worse of
-    # warm and cold): an odd count of 128-row tiles that a pair rounds up into a second wave
-    (5712, 640, (224, 1)),    # (160, 2): 0.74x; (224, 1) 0.99x
-    (6504, 571, (256, 1)),    # (160, 2): 0.70x; (256, 1) 0.90x
-    (13056, 632, (256, 1)),   # (160, 2): 0.77x; (256, 1) 0.98x
-    (4264, 792, (256, 1)),    # (160, 2): 0.73x; (256, 1) 0.92x
-    (6632, 580, (256, 1)),    # held out: (160, 2) 0.74x; (256, 1) 0.94x
-    (3544, 1088, (256, 1)),   # held out: (160, 2) 0.76x; (256, 1) 0.96x
+    # warm and cold; K mostly no multiple of 64, so rows off the 128-byte lines): an odd count
+    # of 128-row tiles that a pair rounds up into a second wave
+    (5712, 640, False, (224, 1)),    # (160, 2): 0.74x; (224, 1) 0.99x
+    (6504, 571, False, (256, 1)),    # (160, 2): 0.70x; (256, 1) 0.90x
+    (13056, 632, False, (256, 1)),   # (160, 2): 0.77x; (256, 1) 0.98x
+    (4264, 792, False, (256, 1)),    # (160, 2): 0.73x; (256, 1) 0.92x
+    (6632, 580, False, (256, 1)),    # held out: (160, 2) 0.74x; (256, 1) 0.94x
+    (3544, 1088, False, (256, 1)),   # held out: (160, 2) 0.76x; (256, 1) 0.96x
     # a pair's wave as full as the single CTAs', or nearly: cta_group 2 as before
-    (7664, 595, (192, 2)),    # (160, 1) measured 0.59x against (192, 2) 0.77x
-    (8544, 640, (224, 2)),
-    (7168, 4096, (160, 2)),
-    (7168, 768, (192, 2)),
+    (7664, 595, False, (192, 2)),    # (160, 1) measured 0.59x against (192, 2) 0.77x
+    (8544, 640, False, (224, 2)),
+    (7168, 4096, False, (160, 2)),
+    (7168, 768, False, (192, 2)),
+    (7168, 4096, True, (160, 2)),
+    (7168, 768, True, (192, 2)),
+    # twentieth session, call 4 (rows on the lines: K 5248 / 1984 / 16000): cta_group 1 at 1.1x
+    (7856, 640, True, (160, 1)),     # (192, 2): 0.83x; (160, 1) 0.99x
+    (12304, 576, True, (160, 1)),    # (192, 2): 0.79x; (160, 1) 0.97x
+    (9000, 896, True, (256, 1)),     # (192, 2): 0.89x; (256, 1) 1.05x
+    (2552, 640, True, (128, 2)),     # (128, 2) 0.90x, the best tile was (128, 1) 0.92x
 ])
-def test_mode_none_tile_cta_group_with_its_width(N, M, want):
+def test_mode_none_tile_cta_group_with_its_width(N, M, aligned, want):
     """Mode none's tile schedule past the decode rows on sm_90a: width and cta_group by the wave
-    rule together (dispatch.choose_tile), cta_group 1 only where it costs TILE_CG1_PRICE x less;
-    cta_group 2 with choose_bn's width otherwise, and everywhere for rs / ar, sm_100a, a fixed
-    width or cta_group, or no known budget."""
-    assert dispatch.choose_tile(M, N, ctas=132, mode="none", arch="sm_90a") == want
+    rule together (dispatch.choose_tile), cta_group 1 only where it costs TILE_CG1_PRICE x less
+    (TILE_CG1_PRICE_ALIGNED where the rows are 128-byte lines); cta_group 2 with choose_bn's
+    width otherwise, and everywhere for rs / ar, sm_100a, a fixed width or cta_group, or no
+    known budget."""
+    assert dispatch.choose_tile(M, N, ctas=132, mode="none", arch="sm_90a",
+                                aligned=aligned) == want
     pair = (dispatch.choose_bn(M, N, ctas=132, cluster=2, mode="none", arch="sm_90a"), 2)
     if want[1] == 1:
-        single = dispatch.wave_cost(M, N, want[0], 1, 132) * dispatch.TILE_CG1_PRICE
+        price = dispatch.TILE_CG1_PRICE_ALIGNED if aligned else dispatch.TILE_CG1_PRICE
+        single = dispatch.wave_cost(M, N, want[0], 1, 132) * price
         assert single < dispatch.wave_cost(M, N, pair[0], 2, 132)
     else:
         assert want == pair

@@ -156,18 +156,29 @@ def choose_cta_group(M: int, fixed: int | None = None) -> int:
 
 
 #: Mode none's tile schedule past the decode rows (choose_tile): cta_group 1 weighed against 2
-#: by the wave rule, each wave of CTAs without the pair's W multicast priced this much more.
+#: by the wave rule, each wave of CTAs without the pair's W multicast priced this much more
+#: (eighteenth session: fitted on 55 points at M 449..1200, nearly all with rows off the 128-byte
+#: lines, where the W rows a pair shares cost twice).
 TILE_CG1_PRICE = 1.2
+#: ...and where x's and W's rows are 128-byte lines (twentieth session, one H200, call 4: every
+#: candidate at 16 random shapes with K a multiple of 64 x M 576 / 640 / 704 / 896): at an odd
+#: count of 128-row tiles the pair's padding tile cost more than its multicast saved; 1.2 scored
+#: 0.911 of the best candidate there (37 of 64 points below 0.93; the dispatch 0.854x torch.mm
+#: against the best's 0.938x), 1.1 scored 0.988 (4 below 0.93), 1.0 0.989. Held out: BENCHMARKS.md,
+#: twentieth session.
+TILE_CG1_PRICE_ALIGNED = 1.1
 
 
 def choose_tile(M: int, N: int, fixed_bn: int | None = None, fixed_cg: int | None = None,
-                ctas: int | None = None, mode: str = "rs", arch: str | None = None
-                ) -> tuple[int, int]:
+                ctas: int | None = None, mode: str = "rs", arch: str | None = None,
+                aligned: bool = True) -> tuple[int, int]:
     """(BN, cta_group) of the tile schedule for a call with M rows: choose_cta_group, then
     choose_bn at that cluster; for mode none past the decode rows on an arch whose tile kernels
     reach past N (sm_90a), nothing fixed and the CTA budget known, the width and cta_group
     together by the wave rule: a pair (cta_group 2) rounds M's 128-row tiles up to an even
-    count, which at an odd count (M 513..640, 769..896, ...) can leave a wave mostly empty."""
+    count, which at an odd count (M 513..640, 769..896, ...) can leave a wave mostly empty.
+    `aligned`: whether x's and W's rows are 128-byte lines (TILE_CG1_PRICE_ALIGNED, else
+    TILE_CG1_PRICE)."""
     cg = choose_cta_group(M, fixed_cg)
     if (mode != "none" or fixed_bn is not None or fixed_cg is not None or ctas is None
             or arch is None or M < BN_WIDE_MIN_M_NONE or not tile_ragged_n(arch, mode)):
@@ -175,7 +186,8 @@ def choose_tile(M: int, N: int, fixed_bn: int | None = None, fixed_cg: int | Non
 
     def cost(option: tuple[int, int]) -> float:
         bn, c = option
-        return wave_cost(M, N, bn, c, ctas) * (TILE_CG1_PRICE if c == 1 else 1.0)
+        price = TILE_CG1_PRICE_ALIGNED if aligned else TILE_CG1_PRICE
+        return wave_cost(M, N, bn, c, ctas) * (price if c == 1 else 1.0)
     options = [(choose_bn(M, N, None, ctas, c, mode, arch), c) for c in (2, 1)]
     return min(options, key=lambda o: (cost(o), -o[1], -o[0]))
 

@@ -289,7 +289,9 @@ class GemmRsAr:
                                                            self.arch, self.N)
         ctas = self.sm_budget if self.fixed_bn is None and known else None
         bn, cg = dispatch.choose_tile(M, self.N, self.fixed_bn, self.fixed_cta_group, ctas,
-                                      self.mode, self._known_arch())
+                                      self.mode, self._known_arch(),
+                                      dispatch.rows_aligned(self.K) if aligned is None
+                                      else aligned)
         if unfixed and known and self.mode == "none":
             split = dispatch.choose_none_splitkw(M, self.N, self.K, self.arch, self.sm_budget,
                                                  self.splitkw_slots())

@@ -25,7 +25,9 @@ elsewhere), `bounds16` (the op's own choice with the K bounds before the sevente
 refit, BOUNDS16), `tilecg2` (the op's own choice with the tile schedule's cta_group by M alone,
 before the eighteenth session), `fill17` (the op's own choice with the fill rule before the
 eighteenth session's model of rows that are not 128-byte lines), `fill19` (the op's own choice
-without the twentieth session's L2-traffic model of such rows), `splitk-c2` / `splitk-c4` (the splitk schedule
+without the twentieth session's L2-traffic model of such rows), `tile19` (the op's own choice
+with the tile schedule's cta_group 1 priced as before the twentieth session on aligned rows),
+`splitk-c2` / `splitk-c4` (the splitk schedule
 at M's token tile, dispatch.splitk_default, with that cluster size), or a fixed choice written
 `swapab64c2`, `swapab112c3`, `tile224c1`, `splitk32c4`. Every path's output is checked against an fp32 reference first (output poisoned
 with NaN; tolerance MAX_RELERR). `--both-regimes` times every path with an L2-resident weight
@@ -120,8 +122,12 @@ def patched(module, **values):
 #: `fill17` (the fill rule taking every K's rows as 128-byte lines, before the eighteenth
 #: session's FILL_PRICE_UNALIGNED_DECODE), `noswapabx` (without the nineteenth session's
 #: swapabx rule, dispatch.choose_swapabx), `fill19` (without the twentieth session's L2-traffic
-#: model of rows off the lines, dispatch.choose_none_unaligned).
-OP_RULES = {"bounds16": BOUNDS16, "tilecg2": {"TILE_CG1_PRICE": float("inf")},
+#: model of rows off the lines, dispatch.choose_none_unaligned), `tile19` (the tile schedule's
+#: cta_group 1 priced 1.2 on aligned rows too, before the twentieth session's
+#: TILE_CG1_PRICE_ALIGNED).
+OP_RULES = {"bounds16": BOUNDS16,
+            "tilecg2": {"TILE_CG1_PRICE": float("inf"), "TILE_CG1_PRICE_ALIGNED": float("inf")},
+            "tile19": {"TILE_CG1_PRICE_ALIGNED": 1.2},
             "fill17": {"rows_aligned": lambda K: True},
             "noswapabx": {"SWAPABX_MAX_M": 0},
             "fill19": {"UNALIGNED_MODEL": False}}
