@@ -13,7 +13,8 @@
 - cta_group 2 when M > 256 (B-tile sharing across a 2-CTA cluster needs at least two M tiles
   per cluster to be worth it), else 1; mode none past the decode rows on sm_90a with the
   budget known: width and cta_group by the wave rule together, cta_group 1 where it costs
-  TILE_CG1_PRICE x less (a pair rounds an odd count of row tiles up; choose_tile).
+  TILE_CG1_PRICE x less (a pair rounds an odd count of row tiles up; choose_tile), or
+  TILE_CG1_PRICE_ALIGNED x where the rows are 128-byte lines (twentieth session).
 - grid: persistent 1-D; at most the SM budget, at most one CTA per GEMM tile, a multiple of
   the cluster size, at least one cluster.
 - schedule: 'swapab' (the decode schedule) when M <= SWAPAB_DEFAULT_MAX_M (mode none) or
@@ -32,7 +33,9 @@
   Where the rows of x or W do not start on 128-byte lines (K % 64 != 0 for contiguous tensors;
   the op reads each call's row strides and addresses) the decode kernels' loads cost more:
   priced FILL_PRICE_UNALIGNED_DECODE x, the tile schedule weighed at every serving width and
-  both cta_groups (eighteenth session).
+  both cta_groups (eighteenth session); since the twentieth session, given K, a model of each
+  kernel's L2 -> SM traffic and MMA work decides there instead, splitkw among its options
+  (choose_none_unaligned).
 - rs/ar at decode sizes where one CTA per 64-row W tile leaves SMs idle (N / 64 < 75% of the
   budget), nothing fixed and no table: the same model weighs the mode's wide decode kernels
   against that default (choose_fused_by_fill).
@@ -164,8 +167,10 @@ TILE_CG1_PRICE = 1.2
 #: candidate at 16 random shapes with K a multiple of 64 x M 576 / 640 / 704 / 896): at an odd
 #: count of 128-row tiles the pair's padding tile cost more than its multicast saved; 1.2 scored
 #: 0.911 of the best candidate there (37 of 64 points below 0.93; the dispatch 0.854x torch.mm
-#: against the best's 0.938x), 1.1 scored 0.988 (4 below 0.93), 1.0 0.989. Held out: BENCHMARKS.md,
-#: twentieth session.
+#: against the best's 0.938x), 1.1 scored 0.988 (4 below 0.93), 1.0 0.989. Held out (call 5, 16
+#: fresh random aligned shapes x M 600 / 850 / 1100 / 1400): the 37 of 64 points it moved all
+#: won, 1.08x-1.23x (geometric mean 1.149x; 0.842x -> 0.967x torch.mm); below 0.9x torch.mm 50
+#: -> 26 of 64 (BENCHMARKS.md, twentieth session).
 TILE_CG1_PRICE_ALIGNED = 1.1
 
 
@@ -732,12 +737,17 @@ def choose_swapabx(M: int, N: int, sm_budget: int, slots: dict[int, int] | None,
 #: the SM budget), a pair's W rows read once (its multicast). Fitted on one H200 to the 85 points
 #: at M <= 512 where every candidate was timed (eighteenth session calls 2-3, twentieth call 1;
 #: 77 with K % 64 != 0; the worse of warm and cold weights): the op's pick 0.924 -> 0.958 of the
-#: best candidate (geometric mean; below 0.93: 29 -> 17 of 83); left out one shape at a time,
-#: 0.956 (`docs/results/2026-12-02_h200_twentieth/fit.py`). Held out on the GPU: BENCHMARKS.md,
-#: twentieth session. Where the rule before it lost most: the tile pair at three 128-row tiles
-#: (M 257..384, rounded up to four) -> the wide decode kernel at two token tiles of 160 (N 6744
-#: K 16272 M 300: 0.71 -> 0.98 of the best); splitkw at small N and long K (N 840 K 14504 M 320:
-#: 0.69 -> 1.0); 64-token tiles at M 64 where two of 32 read W twice (N 7008 K 4184: 0.84 -> 1.0).
+#: best candidate (geometric mean; below 0.93 of it: 29 -> 15 of 83); left out one shape at a
+#: time, 0.956 (`docs/results/2026-12-02_h200_twentieth/fit.py`). Held out (BENCHMARKS.md,
+#: twentieth session): 32 fresh points with every candidate timed, 0.910 -> 0.931 of the best;
+#: an A/B at 24 fresh shapes x 8 M (192 points, 79 moved): 1.077x the rule before on the moved
+#: points (0.84x..1.50x; 46 won, 24 lost), 0.801x -> 0.826x torch.mm over all. Examples (fit
+#: set, share of the best): the tile pair at three 128-row tiles (M 257..384, rounded up to four)
+#: -> the wide decode kernel at two token tiles of 160 (N 13056 K 7008 M 312: 0.72 -> 1.0);
+#: splitkw at long K where the decode kernels leave SMs idle or read W twice (N 2976 K 16160 M
+#: 200: 0.66 -> 1.0; N 6416 K 12120 M 64: 0.77 -> 1.0). Its losses on the held-out points: the
+#: tile schedule's width within a cta_group, and cta_group 1 at one 128-row tile (M 120 at 3
+#: shapes: 0.77x-0.83x -> 0.69x-0.76x torch.mm), which the model does not price apart.
 UNALIGNED_ROW_COST = {"tile": 1.2, "decode": 1.8}
 UNALIGNED_MMA_PER_ROW = 48
 UNALIGNED_L2_SHARE = 2.5

@@ -54,11 +54,13 @@ def test_none_n2880_served_past_the_decode_rows():
     """N 2880 is a multiple of 160 and 192 only: the dispatcher serves M > 512 (until the
     eleventh session the op refused it past 512 rows) with the wave rule's width: 160 / 192, or
     since the seventeenth session 224 / 256 reaching past N where they fill the waves better
-    (M 2049 / 4096; the thirteenth session measured 256 and 192 level at M 4096)."""
+    (M 2049 / 4096; the thirteenth session measured 256 and 192 level at M 4096), and since the
+    twentieth session cta_group 1 at an odd count of 128-row tiles at the wave rule's width,
+    which may reach past N (M 513 / 640 on an H200: 128; dispatch.TILE_CG1_PRICE_ALIGNED)."""
     N, K = 2880, 2880
     op = GemmRsAr(4096, N, K, "none")
     assert op.max_served_m == 4096
     for M in (1, 300, 512, 513, 1024, 2049, 4096, 640):
-        schedule, bn, _ = op.choice(M)
-        assert schedule != "tile" or bn in (160, 192) or M > 2048, (M, op.choice(M))
+        schedule, bn, cg = op.choice(M)
+        assert schedule != "tile" or bn in (160, 192) or M > 2048 or cg == 1, (M, op.choice(M))
         check_none(op, M, N, K, "none N=2880 dispatch")

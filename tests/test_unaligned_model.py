@@ -1,0 +1,116 @@
+"""Mode none's L2-traffic model where x's or W's rows are off the 128-byte lines
+(dispatch.choose_none_unaligned, twentieth session): where it acts, what it weighs, that every
+pick serves the call, and the picks one H200 measured (BENCHMARKS.md, twentieth session)."""
+import pytest
+
+from codegen import contract
+from codegen.runtime import GemmRsAr, dispatch
+
+H200 = {2: 66, 4: 30}   # clusters of 2 / 4 an H200 holds at once (splitk / splitkw / swapabx)
+
+
+def fill(M, N, K, budget=132, slots=H200, aligned=None, **kw):
+    return dispatch.choose_none_by_fill(M, N, "sm_90a", budget, 512, K=K, cluster_slots=slots,
+                                        xcast_slots=slots, splitkw_slots=slots, aligned=aligned,
+                                        **kw)
+
+
+@pytest.mark.parametrize("N,K,M,before,want", [
+    # fit set (share of the best candidate before -> with the model)
+    (13056, 7008, 312, ("tile", 224, 2), ("swapab", 160, 2)),     # 0.72 -> 1.0
+    (6744, 16272, 300, ("tile", 224, 2), ("swapab", 160, 2)),     # 0.71 -> 0.98
+    (2976, 16160, 200, ("tile", 128, 2), ("splitkw", 128, 2)),    # 0.66 -> 1.0
+    (6416, 12120, 64, ("swapab", 32, 2), ("splitkw", 128, 2)),    # 0.77 -> 1.0
+    (1128, 6632, 408, ("tile", 128, 2), ("splitkw", 128, 2)),     # 0.69 -> 1.0
+    # held out (call 3, every candidate timed): 0.68 -> 0.91, 0.79 -> 0.91
+    (5152, 15696, 120, ("tile", 128, 2), ("splitkw", 128, 2)),
+    (1944, 6376, 380, ("tile", 128, 2), ("splitkw", 128, 2)),
+])
+def test_measured_picks(N, K, M, before, want, monkeypatch):
+    assert K % 64
+    assert fill(M, N, K) == want
+    monkeypatch.setattr(dispatch, "UNALIGNED_MODEL", False)
+    assert fill(M, N, K) == before
+
+
+@pytest.mark.parametrize("N", [256, 704, 1000, 2880, 4096, 5120, 7168, 9000, 13056, 16384])
+@pytest.mark.parametrize("K", [520, 2360, 3696, 9416, 16272])
+@pytest.mark.parametrize("budget", [132, 131, 40, 8])
+def test_every_pick_serves_the_call(N, K, budget):
+    """Over N (multiples of 8, of 64 and not), K off the lines and SM budgets (odd, small): the
+    model's pick is a kernel the arch builds, which serves N, K and M, never a schedule it does
+    not weigh (splitk only through choose_splitk, swapabx only through choose_swapabx), never a
+    cluster size the device holds none of, and never the decode schedules past land_rows."""
+    for M in (1, 7, 16, 33, 64, 100, 128, 129, 200, 256, 257, 300, 384, 385, 448, 449, 512):
+        got = fill(M, N, K, budget)
+        if got is None:
+            assert N % 64 and M > dispatch.SWAPAB_DEFAULT_MAX_M_TWO_TILES
+            continue
+        schedule, bn, cg = got
+        assert contract.choice_fits_n(N, schedule, bn, cg, "sm_90a", "none"), got
+        assert bn in contract.schedule_bns("sm_90a", "none", schedule), got
+        if schedule in contract.CLUSTER_SCHEDULES:
+            assert cg in H200 and cg <= budget, got
+            assert K >= contract.splitk_min_k(cg) or schedule == "swapabx", got
+        if schedule == "splitk":
+            assert got == dispatch.choose_splitk(M, N, K, "sm_90a", budget, H200)
+        if schedule == "swapabx":
+            assert got == dispatch.choose_swapabx(M, N, budget, H200, True)
+        if schedule == "splitkw":
+            assert dispatch.k_tiles_of(K) >= dispatch.SPLITKW_MIN_K_TILES[cg]
+        if schedule == "swapab":
+            assert M <= contract.SWAPAB_MAX_ROWS
+            assert dispatch.decode_kernel_exists("sm_90a", "none", bn, cg)
+
+
+def test_acts_only_off_the_lines(monkeypatch):
+    """Rows on the lines (K a multiple of 64, or `aligned` given) keep the rule before; without
+    splitkw slots no splitkw; without K no model."""
+    for N in (2048, 4096, 7168, 12288):
+        for M in (16, 64, 160, 300, 448):
+            on = fill(M, N, 4096)
+            forced = fill(M, N, 4104, aligned=True)
+            monkeypatch.setattr(dispatch, "UNALIGNED_MODEL", False)
+            assert fill(M, N, 4096) == on
+            assert fill(M, N, 4104, aligned=True) == forced
+            monkeypatch.undo()
+            assert fill(M, N, 4104, aligned=False) == fill(M, N, 4104)
+            nokw = dispatch.choose_none_by_fill(M, N, "sm_90a", 132, 512, K=16264,
+                                                cluster_slots=H200, xcast_slots=H200)
+            assert nokw is None or nokw[0] != "splitkw"
+            nok = dispatch.choose_none_by_fill(M, N, "sm_90a", 132, 512, aligned=False)
+            assert nok is None or nok[0] in ("swapab", "tile")
+
+
+def test_cost_model_pieces(monkeypatch):
+    """What the model counts: W read once per token tile from L2 (two token tiles of 32 read it
+    twice: by L2 traffic one of 64 is cheaper, by the busiest CTA's rows the 32s); a split divides
+    the k-steps between a cluster's CTAs; an option it has no model of is an error, not a
+    guess."""
+    cost = dispatch.unaligned_cost
+    monkeypatch.setattr(dispatch, "UNALIGNED_L2_SHARE", 100.0)
+    assert cost(("swapab", 64, 2), 64, 7008, 4184, 132) < cost(("swapab", 32, 2), 64, 7008, 4184, 132)
+    monkeypatch.setattr(dispatch, "UNALIGNED_L2_SHARE", 0.0)
+    assert cost(("swapab", 64, 2), 64, 7008, 4184, 132) > cost(("swapab", 32, 2), 64, 7008, 4184, 132)
+    monkeypatch.undo()
+    # a K split in clusters of 4 does a quarter of the k-steps per CTA (more clusters than fit:
+    # more waves)
+    one = cost(("splitkw", 128, 2), 128, 1024, 16384, 132, H200)
+    assert cost(("splitkw", 128, 4), 128, 1024, 16384, 132, H200) < one
+    # no clusters loadable: never one wave
+    assert cost(("splitkw", 128, 2), 128, 1024, 16384, 132, {}) > one
+    with pytest.raises(ValueError, match="no model of schedule 'splitk'"):
+        cost(("splitk", 64, 2), 64, 4096, 4104, 132, H200)
+
+
+def test_the_op_weighs_the_call_layout(monkeypatch):
+    """op.choice takes the model for a call whose rows are off the lines (contiguous tensors at
+    K % 64 != 0, or a view off them), the rule before for one on them."""
+    op = GemmRsAr(4096, 13056, 7008, "none", arch="sm_90a", sm_budget=132)
+    op._slots = {s: dict(H200) for s in ("splitk", "splitkw", "swapabx")}
+    assert op.choice(312) == ("swapab", 160, 2)
+    assert op.choice(312, aligned=False) == ("swapab", 160, 2)
+    on_lines = op.choice(312, aligned=True)
+    monkeypatch.setattr(dispatch, "UNALIGNED_MODEL", False)
+    assert op.choice(312, aligned=True) == on_lines
+    assert op.choice(312) != ("swapab", 160, 2)   # (the rule before: tile 224, cta_group 2)
