@@ -778,34 +778,28 @@ def unaligned_cost(option: tuple[str, int, int], M: int, N: int, K: int, sm_budg
     """Relative time of a swapab / tile / splitkw `option` under the model above (rows of 128
     bytes per k-step); `slots`: clusters of each size the device holds at once (splitkw)."""
     schedule, bt, cg = option
-    per_cta_ks, handoff, ctas_per_unit = 1.0, 0.0, 1
-    if schedule == "swapab" and cg == 1:   # one CTA per 64-row W tile, looping over token tiles
-        tiles = cdiv(M, bt)
-        units, at_once = cdiv(N, SWAPAB_BM), sm_budget
-        got = read = tiles * (SWAPAB_BM + bt)
-        mma = tiles * SWAPAB_BM * bt
-    elif schedule == "swapab":             # one CTA per (64 x cg-row W tile, token tile)
-        units, at_once = swapab_wide_units(M, N, bt, cg), sm_budget
-        got = read = swapab_w_rows(cg) + bt
-        mma = swapab_w_rows(cg) * bt
-    elif schedule == "splitkw":            # a cluster of cg CTAs per pair, K split cg ways
+    if schedule == "splitkw":              # a cluster of cg CTAs per pair, K split cg ways
         units = splitkw_units(M, N, bt)
         at_once = min((slots or {}).get(cg, 0), sm_budget // cg)
         got = read = SPLITKW_W_ROWS + bt
+        ctas, per_cta_ks = units * cg, 1.0 / cg
         mma = SPLITKW_W_ROWS * bt
-        per_cta_ks, ctas_per_unit = 1.0 / cg, cg
         handoff = UNALIGNED_HANDOFF * SPLITKW_W_ROWS * bt / max(k_tiles_of(K), 1)
-    elif schedule == "tile":               # a cluster of cg 128-row tiles sharing W
-        units = cdiv(cdiv(M, BM), cg) * cdiv(N, bt)
-        at_once, ctas_per_unit = sm_budget // cg, cg
-        got, read = BM + bt, BM + bt / cg
-        mma = BM * bt
+    elif schedule in ("swapab", "tile"):
+        # the fill rule's geometry: CTAs (decode: one per W tile, looping over token tiles at
+        # cta_group 1; tile: one per 128-row tile), rows each receives per k-step, CTAs at once;
+        # with its multicast a tile pair reads its W rows from L2 once
+        units, got, at_once = _fill_units(option, M, N, sm_budget)
+        read = _fill_units(option, M, N, sm_budget, multicast=True)[1]
+        ctas, per_cta_ks, handoff = units, 1.0, 0.0
+        mma = (BM * bt if schedule == "tile" else
+               swapab_w_rows(cg) * bt * (cdiv(M, bt) if cg == 1 else 1))
     else:
         raise ValueError(f"unaligned_cost: no model of schedule {schedule!r}")
     price = UNALIGNED_ROW_COST["tile" if schedule == "tile" else "decode"]
     unit = per_cta_ks * max(got * price, mma / UNALIGNED_MMA_PER_ROW) + handoff
     waves = cdiv(max(units, 1), max(at_once, 1))
-    l2 = UNALIGNED_L2_SHARE * units * ctas_per_unit * per_cta_ks * read / max(sm_budget, 1)
+    l2 = UNALIGNED_L2_SHARE * ctas * per_cta_ks * read / max(sm_budget, 1)
     return max(waves * unit, l2)
 
 

@@ -243,8 +243,9 @@ class GemmRsAr:
         kernels' speeds differ by up to 2x between the layouts: BENCHMARKS.md, nineteenth
         session)."""
         unfixed = (self.fixed_schedule, self.fixed_bn, self.fixed_cta_group) == (None, None, None)
-        same_layout = aligned is None or aligned == dispatch.rows_aligned(self.K)
-        table = self.tuning_table() if unfixed and same_layout else None
+        contiguous_layout = dispatch.rows_aligned(self.K)
+        on_lines = contiguous_layout if aligned is None else aligned
+        table = self.tuning_table() if unfixed and on_lines == contiguous_layout else None
         if table is not None:
             schedule, bn, cg = table.choice(M)
             usable = (schedule == "tile"
@@ -257,17 +258,16 @@ class GemmRsAr:
         known = self._sm_budget is not None or self.group is not None or torch.cuda.is_available()
         if unfixed and known:
             if self.mode == "none":
-                # (the swapabx kernels are loaded only for a call that may take them: rows off
-                # the lines, dispatch.choose_swapabx)
-                off_lines = not (dispatch.rows_aligned(self.K) if aligned is None else aligned)
+                # (the swapabx / splitkw kernels are loaded here only for a call that may take
+                # them: rows off the lines, choose_swapabx / choose_none_unaligned)
                 by_fill = dispatch.choose_none_by_fill(M, self.N, self.arch, self.sm_budget,
                                                        self.land_rows, K=self.K,
                                                        cluster_slots=self.splitk_slots(),
-                                                       aligned=aligned,
-                                                       xcast_slots=self.swapabx_slots()
-                                                       if off_lines else None,
-                                                       splitkw_slots=self.splitkw_slots()
-                                                       if off_lines else None)
+                                                       aligned=on_lines,
+                                                       xcast_slots=None if on_lines
+                                                       else self.swapabx_slots(),
+                                                       splitkw_slots=None if on_lines
+                                                       else self.splitkw_slots())
             else:
                 by_fill = dispatch.choose_fused_by_fill(M, self.N, self.mode, self.arch,
                                                         self.sm_budget, self.land_rows)
@@ -289,9 +289,7 @@ class GemmRsAr:
                                                            self.arch, self.N)
         ctas = self.sm_budget if self.fixed_bn is None and known else None
         bn, cg = dispatch.choose_tile(M, self.N, self.fixed_bn, self.fixed_cta_group, ctas,
-                                      self.mode, self._known_arch(),
-                                      dispatch.rows_aligned(self.K) if aligned is None
-                                      else aligned)
+                                      self.mode, self._known_arch(), on_lines)
         if unfixed and known and self.mode == "none":
             split = dispatch.choose_none_splitkw(M, self.N, self.K, self.arch, self.sm_budget,
                                                  self.splitkw_slots())
