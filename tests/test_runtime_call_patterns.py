@@ -3,6 +3,7 @@ may use, and copies / pickles of an op."""
 import pytest
 import torch
 
+from codegen.runtime import dispatch
 from codegen.runtime.op import GemmRsAr
 from codegen.spec import Variant
 
@@ -48,9 +49,10 @@ def _lines(rows: int, ld: int, cols: int, offset: int = 0) -> torch.Tensor:
 def test_a_plan_follows_the_calls_row_strides(monkeypatch, pad):
     """Mode none at a ragged K (7168 x 2360, M 160): x and W whose rows start off the 128-byte
     lines take the tile schedule, the same matrices in buffers of 128-byte rows the decode
-    kernel; each its own plan, so alternating them never launches one with the other's kernel.
-    A single row of x counts by its address alone; a view starting off a line is off the lines
-    whatever its stride."""
+    kernel, and so does x off the lines with W in such a buffer (dispatch.WEIGHT_ON_LINES_RULE);
+    each its own plan, so alternating them never launches one with the other's kernel. A single
+    row of x counts by its address alone; a view starting off a line is off the lines whatever
+    its stride."""
     import codegen.runtime.launch_plan as plan_mod
 
     from test_runtime_op_params import _kernel
@@ -69,10 +71,15 @@ def test_a_plan_follows_the_calls_row_strides(monkeypatch, pad):
         assert contiguous == padded
     else:
         assert (contiguous["schedule"], contiguous["bn"], contiguous["cta_group"]) == ("tile", 128, 2)
-        assert op._plan(0, x, wp, out, 160).info == contiguous   # x's rows off the lines
+        x_off = op._plan(0, x, wp, out, 160)                     # only x's rows off the lines
+        assert x_off.info == padded and x_off is not op._plan(0, xp, wp, out, 160)
+        monkeypatch.setattr(dispatch, "WEIGHT_ON_LINES_RULE", False)
+        op._plans.clear()
+        assert op._plan(0, x, wp, out, 160).info == contiguous   # (as before the rule)
+        monkeypatch.setattr(dispatch, "WEIGHT_ON_LINES_RULE", True)
     assert op._plan(0, x, w, out, 160) is op._plan(0, x, w, out, 160)
     # a view whose rows are 128-byte apart but start 16 bytes past a line: off the lines
-    assert op._plan(0, _lines(160, 2368, K_, offset=8), wp, out, 160).info["schedule"] == "tile"
+    assert op._plan(0, xp, _lines(7168, 2368, K_, offset=8), out, 160).info["schedule"] == "tile"
     # one row of x: its address decides, not K (N 16904 M 1: the rule differs with the rows)
     op = GemmRsAr(512, 16904, 2360, "none", arch="sm_90a", device="cpu", sm_budget=132)
     monkeypatch.setattr(op, "kernel", _kernel)

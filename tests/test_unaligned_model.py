@@ -114,3 +114,43 @@ def test_the_op_weighs_the_call_layout(monkeypatch):
     monkeypatch.setattr(dispatch, "UNALIGNED_MODEL", False)
     assert op.choice(312, aligned=True) == on_lines
     assert op.choice(312) != ("swapab", 160, 2)   # (the rule before: tile 224, cta_group 2)
+
+
+@pytest.mark.parametrize("N,K,M,want", [
+    # twenty-first session (every candidate timed; share of the best: choose_splitk's -> now)
+    (1144, 16152, 250, ("splitkw", 128, 4)),   # splitk 128 c2 0.69 -> 1.0
+    (1192, 6760, 384, ("splitkw", 128, 4)),    # 0.81 -> 1.0
+    (1624, 9224, 250, ("splitkw", 128, 4)),    # 0.81 -> 1.0
+    # choose_splitk's choice stays first: clusters of 4, clusters of 2 up to M 128
+    (976, 15024, 120, ("splitk", 128, 4)),     # 1.0 (the model's pick 0.68)
+    (536, 10576, 250, ("splitk", 128, 4)),     # 1.0 (0.74)
+    (3184, 2672, 120, ("splitk", 128, 2)),     # 1.0 (0.90)
+    (2976, 16160, 64, ("splitk", 64, 2)),      # 1.0 (0.92)
+])
+def test_splitk_spread_clause_goes_after_the_model(N, K, M, want, monkeypatch):
+    assert K % 64
+    assert fill(M, N, K) == want
+    monkeypatch.setattr(dispatch, "UNALIGNED_SPLITK_FIRST_MAX_M", {2: 512, 4: 512})
+    before = fill(M, N, K)
+    assert before[0] == "splitk"
+    assert (before == want) == (want[0] == "splitk")
+    # rows on the lines (or only x's off them): choose_splitk's choice first, as before
+    monkeypatch.undo()
+    assert fill(M, N, K, aligned=True)[0] == "splitk" or M > 128
+    assert fill(M, N, K, weight_aligned=True)[0] in ("splitk", "swapabx") or M > 128
+
+
+def test_every_deferred_splitk_gets_a_choice():
+    """Off the lines past UNALIGNED_SPLITK_FIRST_MAX_M, choose_splitk's choice goes after the
+    model; where the model has no option (none serves N) that choice is still taken, so a call
+    choose_splitk serves never falls to the fill rule without splitk."""
+    for N in range(64, 4200, 136):
+        for K in (1000, 2744, 6760, 16152):
+            for M in (129, 200, 300, 512):
+                split = dispatch.choose_splitk(M, N, K, "sm_90a", 132, H200)
+                got = fill(M, N, K)
+                if N % 64 and M > dispatch.SWAPAB_DEFAULT_MAX_M_TWO_TILES:
+                    assert got is None   # (the fill rule leaves such N there to the rules)
+                elif split is not None:
+                    assert got is not None
+                    assert contract.choice_fits_n(N, *got, "sm_90a", "none"), (N, K, M, got)

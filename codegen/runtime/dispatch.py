@@ -755,6 +755,31 @@ UNALIGNED_HANDOFF = 0.25
 #: Whether choose_none_by_fill uses that model (probes turn it off to time the rule before it).
 UNALIGNED_MODEL = True
 
+#: Mode none where only x's rows are off the 128-byte lines and W's are on them (a weight
+#: re-laid once into rows of whole lines, tp_linear.weight_in_aligned_rows: RowParallelLinear's
+#: default at K % 64 != 0), twenty-first session, one H200, the worse of warm and cold weights
+#: (docs/results/2026-12-02_h200_twentyfirst, call 2: 12 shapes x M 16 / 64 / 176 / 384, the
+#: same values laid out three ways): the L2-traffic model above, fitted where both are off,
+#: priced W's rows as off too and ran 0.926x torch.mm (geometric mean; 17 of 48 points below
+#: 0.9x); the rules of rows on the lines at the same call 0.980x, and with choose_swapabx's
+#: choice first (clusters sharing each x tile, which won where x's rows are off: N 7168 K 2360
+#: M 64 / 176, 0.97x / 0.99x against 0.88x / 0.78x) 0.984x (7 below 0.9x); re-laying both
+#: 1.051x, so the remaining gap is x's rows. (Copying x into a re-laid buffer before each call
+#: cost more than it saved: 0.884x.) False: the model decides as for both off (probes).
+WEIGHT_ON_LINES_RULE = True
+
+#: Where the model above decides (W's rows off the lines), the most rows at which
+#: choose_splitk's choice, per cluster size, still goes before it (twenty-first session, one
+#: H200; the worse of warm and cold weights; docs/results/2026-12-02_h200_twentyfirst/fit.py):
+#: at the 35 points at M <= 512 with every candidate timed where choose_splitk had a choice, its
+#: spread clause (clusters of 2 at token tile 128, M > 128) ran 0.80 of the best candidate
+#: against the model's pick's 0.99 (the model better at 12 of 13, mostly splitkw in clusters of
+#: 4: N 1144 K 16152 M 250, 0.69 -> 1.0). Its clusters of 2 at M 65..128 (the long-K clause)
+#: lost to the model's pick at 3 of 4 points but won 1.50x over the rule before the model at N
+#: 3904 K 5000 M 112 (tests/test_splitk_dispatch.py), and up to M 64 won 2 of 3; its clusters of
+#: 4 beat the model's pick at 14 of 16 (N 976 K 15024 M 120: 1.0 against 0.68): those stay first.
+UNALIGNED_SPLITK_FIRST_MAX_M = {2: 128, 4: SWAPAB_MAX_ROWS}
+
 
 def unaligned_options(M: int, N: int, K: int, arch: str, sm_budget: int,
                       splitkw_slots: dict[int, int] | None) -> list[tuple[str, int, int]]:
@@ -819,7 +844,8 @@ def choose_none_by_fill(M: int, N: int, arch: str, sm_budget: int, land_rows: in
                         busiest: bool = True, widths: tuple[int, ...] | None = None,
                         aligned: bool | None = None,
                         xcast_slots: dict[int, int] | None = None,
-                        splitkw_slots: dict[int, int] | None = None
+                        splitkw_slots: dict[int, int] | None = None,
+                        weight_aligned: bool | None = None
                         ) -> tuple[str, int, int] | None:
     """(schedule, bn, cta_group) of a mode-none call at M <= SWAPAB_MAX_ROWS without a tuning
     table, by the wave-fill model (fill_cost), where the arch has the wide decode kernel
@@ -847,7 +873,11 @@ def choose_none_by_fill(M: int, N: int, arch: str, sm_budget: int, land_rows: in
     kernels' `xcast_slots` (op.swapabx_slots), choose_swapabx's choice where it has one
     (nineteenth session); after choose_splitk, given K, choose_none_unaligned's (twentieth
     session: the L2-traffic model, which weighs splitkw too given `splitkw_slots`), so the
-    eighteenth session's prices then decide only without K."""
+    eighteenth session's prices then decide only without K. `weight_aligned`: whether W's rows
+    alone are on the lines (None: as `aligned` says of both); where they are and only x's are
+    off (a weight re-laid once, tp_linear.weight_in_aligned_rows, as RowParallelLinear does by
+    default), choose_swapabx's choice and then the rules of rows on the lines (twenty-first
+    session: WEIGHT_ON_LINES_RULE)."""
     if not fill_rule_applies(arch) or M > min(SWAPAB_MAX_ROWS, land_rows) or N % N_MULTIPLE_NONE:
         return None
     if N % SWAPAB_BM and M > SWAPAB_DEFAULT_MAX_M_TWO_TILES:
@@ -861,15 +891,24 @@ def choose_none_by_fill(M: int, N: int, arch: str, sm_budget: int, land_rows: in
     xcast = choose_swapabx(M, N, sm_budget, xcast_slots, unaligned)
     if xcast is not None:
         return xcast
+    if unaligned and weight_aligned and WEIGHT_ON_LINES_RULE:
+        # only x's rows off the lines: W's (most of the bytes at these M) are read whole lines
+        # at a time, so the rules of rows on the lines decide from here
+        unaligned = False
+    split = None
     if K is not None and cluster_slots and decode_fits_n(N, min(SPLITK_CTA_GROUPS), arch,
                                                          "splitk", "none"):
         split = choose_splitk(M, N, K, arch, sm_budget, cluster_slots, spread)
-        if split is not None:
+        model_next = unaligned and UNALIGNED_MODEL
+        if split is not None and not (model_next
+                                      and M > UNALIGNED_SPLITK_FIRST_MAX_M.get(split[2], 0)):
             return split
     if unaligned and UNALIGNED_MODEL and K is not None:
+        # (off the lines, choose_splitk's choice past UNALIGNED_SPLITK_FIRST_MAX_M goes after
+        # the model: what the model picks, that choice only where the model has nothing)
         by_lines = choose_none_unaligned(M, N, K, arch, sm_budget, splitkw_slots)
-        if by_lines is not None:
-            return by_lines
+        if by_lines is not None or split is not None:
+            return by_lines or split
     # (at an N no multiple of 64 only the wide decode kernels and the tile widths dividing N
     # are options: fill_options weighs only kernels that serve N)
     opts = [o for o in fill_options(M, N, arch, bns, cta_groups, widths, unaligned)

@@ -231,7 +231,8 @@ class GemmRsAr:
             return contract.SWAPAB_MAX_ROWS
         return contract.land_rows(self.group.max_M)
 
-    def choice(self, M: int, aligned: bool | None = None) -> tuple[str, int, int]:
+    def choice(self, M: int, aligned: bool | None = None,
+               weight_aligned: bool | None = None) -> tuple[str, int, int]:
         """(schedule, BN, cta_group) a call with M rows uses: the tuning table's measured choice
         when one exists and nothing is fixed, else dispatch.py's rules. `aligned`: whether every
         row of the call's x and weight starts on a 128-byte line (row strides multiples of 64
@@ -241,11 +242,16 @@ class GemmRsAr:
         contiguous tensors of K columns: a call whose rows lie otherwise (`aligned` not what K
         gives, e.g. a ragged K kept in 128-byte-row buffers) takes the rules instead (the
         kernels' speeds differ by up to 2x between the layouts: BENCHMARKS.md, nineteenth
-        session)."""
+        session). `weight_aligned`: whether the weight's rows alone are on the lines (None: as
+        `aligned` says); only x's off them (a weight re-laid once, as RowParallelLinear does)
+        takes the rules of rows on the lines after choose_swapabx
+        (dispatch.WEIGHT_ON_LINES_RULE), and no table unless contiguous tensors lie so too."""
         unfixed = (self.fixed_schedule, self.fixed_bn, self.fixed_cta_group) == (None, None, None)
         contiguous_layout = dispatch.rows_aligned(self.K)
         on_lines = contiguous_layout if aligned is None else aligned
-        table = self.tuning_table() if unfixed and on_lines == contiguous_layout else None
+        w_on_lines = on_lines if weight_aligned is None else weight_aligned or on_lines
+        table = (self.tuning_table() if unfixed and on_lines == contiguous_layout
+                 and w_on_lines == contiguous_layout else None)
         if table is not None:
             schedule, bn, cg = table.choice(M)
             usable = (schedule == "tile"
@@ -267,7 +273,8 @@ class GemmRsAr:
                                                        xcast_slots=None if on_lines
                                                        else self.swapabx_slots(),
                                                        splitkw_slots=None if on_lines
-                                                       else self.splitkw_slots())
+                                                       else self.splitkw_slots(),
+                                                       weight_aligned=w_on_lines)
             else:
                 by_fill = dispatch.choose_fused_by_fill(M, self.N, self.mode, self.arch,
                                                         self.sm_budget, self.land_rows)
@@ -352,8 +359,9 @@ class GemmRsAr:
             return self.group.sm_budget
         return torch.cuda.get_device_properties(self._device()).multi_processor_count
 
-    def variant(self, M: int, aligned: bool | None = None) -> Variant:
-        schedule, bn, cg = self.choice(M, aligned)
+    def variant(self, M: int, aligned: bool | None = None,
+                weight_aligned: bool | None = None) -> Variant:
+        schedule, bn, cg = self.choice(M, aligned, weight_aligned)
         if self.mode == "none":
             return Variant(self.arch, "none", None, bn, cg, None, schedule=schedule)
         return Variant(self.arch, self.mode, self.transport, bn, cg, self.tp, schedule=schedule)
@@ -428,9 +436,11 @@ class GemmRsAr:
             Ms = [m for m in Ms if m <= self.max_served_m]
         names = []
         for M in sorted(set(Ms)):
-            # mode none: with rows on 128-byte lines or not (the call's row strides pick)
-            for aligned in ((True, False) if self.mode == "none" else (None,)):
-                v = self.variant(M, aligned)
+            # mode none: x's and W's rows on 128-byte lines, only W's, neither (the call's row
+            # strides pick)
+            for layout in (((True, True), (False, True), (False, False))
+                           if self.mode == "none" else ((None, None),)):
+                v = self.variant(M, *layout)
                 self.kernel(v)
                 names.append(v.name)
         return sorted(set(names))
@@ -582,16 +592,19 @@ class GemmRsAr:
                                 self.transport, self.timeout_ns)
 
     def _plan(self, rank: int, x, weight, out, M: int) -> CallPlan:
-        """The launch plan of (rank, M) and, in mode none, whether every row of x and the weight
-        starts on a 128-byte line (the fill rule weighs that), built on the first call with that key
-        (everything it holds is fixed by the key: dispatch, kernel, grid, group pointers; see
-        call_plan)."""
-        # every row of x and the weight on a 128-byte line: row strides (dispatch.rows_aligned,
+        """The launch plan of (rank, M) and, in mode none, whether every row of the weight and
+        of x starts on a 128-byte line (the fill rule weighs that), built on the first call with
+        that key (everything it holds is fixed by the key: dispatch, kernel, grid, group
+        pointers; see call_plan)."""
+        # the weight's rows and x's on 128-byte lines: row strides (dispatch.rows_aligned,
         # inline: the per-call path; a single row of x has none) and start addresses
-        aligned = (None if self.mode != "none" else
-                   (M == 1 or x.stride(0) % 64 == 0) and weight.stride(0) % 64 == 0
-                   and x.data_ptr() % 128 == 0 and weight.data_ptr() % 128 == 0)
-        key = (rank, M, aligned)
+        if self.mode != "none":
+            w_aligned = aligned = None
+        else:
+            w_aligned = weight.stride(0) % 64 == 0 and weight.data_ptr() % 128 == 0
+            aligned = (w_aligned and (M == 1 or x.stride(0) % 64 == 0)
+                       and x.data_ptr() % 128 == 0)
+        key = (rank, M, aligned, w_aligned)
         plan = self._plans.get(key)
         if plan is not None:
             return plan
@@ -603,7 +616,7 @@ class GemmRsAr:
                              f"serves N = {self.N} here, so only the decode schedules do, up to "
                              f"{self.max_served_m} rows (use torch.mm + the collective for more; "
                              f"should_run(x) says False)")
-        variant = self.variant(M, aligned)
+        variant = self.variant(M, aligned, w_aligned)
         if contract.decode_schedule(variant.schedule) and M > self.land_rows:
             where = (f"the {self.land_rows} landing rows of the {variant.schedule} schedule "
                      f"(group max_M {self.group.max_M})" if self.group is not None else

@@ -77,3 +77,28 @@ def test_fused_strided_views(mode, schedule):
         check_outputs(mode, outs, xs, ws, f"{mode} strided {schedule} M={M}")
     xs = [column_slice(129, K) for _ in range(tp)]
     check_graph_replays(op, mode, xs, ws, f"graph {mode} strided {schedule}")
+
+
+@pytest.mark.gpu
+@requires_gpu
+@pytest.mark.parametrize("N,K", [(8192, 3696), (3584, 1480), (7168, 2360), (1608, 10128)])
+def test_none_weight_on_lines_x_off(N, K):
+    """Mode none's dispatch where only the weight's rows are on the lines (re-laid once,
+    tp_linear.weight_in_aligned_rows) and x's are not (contiguous at K % 64 != 0): the kernel
+    op.choice(M, aligned=False, weight_aligned=True) names (dispatch.WEIGHT_ON_LINES_RULE), right
+    against fp32; the contiguous weight in alternate calls at the same M keeps its own plan."""
+    from codegen.runtime.tp_linear import weight_in_aligned_rows
+    assert K % 64
+    op = GemmRsAr(512, N, K, "none")
+    w = fresh((N, K))
+    wp = weight_in_aligned_rows(w)
+    assert wp.stride(0) % 64 == 0 and wp.data_ptr() % 128 == 0
+    for M in (1, 16, 63, 176, 255, 384, 512):
+        x = fresh((M, K))
+        ref = x.float() @ w.float().T
+        for weight, layout in ((wp, (False, True)), (w, (False, False)), (wp, (False, True))):
+            out = op(0, x, weight, out=poisoned((M, N)))
+            torch.cuda.synchronize()
+            assert_close(out, ref, f"none N={N} K={K} M={M} weight layout {layout}")
+            want = op.variant(M, *layout).name
+            assert op.last_launch[0]["variant"] == want, (M, layout)

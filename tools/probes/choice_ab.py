@@ -27,6 +27,8 @@ before the eighteenth session), `fill17` (the op's own choice with the fill rule
 eighteenth session's model of rows that are not 128-byte lines), `fill19` (the op's own choice
 without the twentieth session's L2-traffic model of such rows), `tile19` (the op's own choice
 with the tile schedule's cta_group 1 priced as before the twentieth session on aligned rows),
+`splitk20` (the op's own choice with choose_splitk's clusters of 2 first off the lines at every
+M, as before the twenty-first session),
 `splitk-c2` / `splitk-c4` (the splitk schedule
 at M's token tile, dispatch.splitk_default, with that cluster size), or a fixed choice written
 `swapab64c2`, `swapab112c3`, `tile224c1`, `splitk32c4`. Every path's output is checked against an fp32 reference first (output poisoned
@@ -124,13 +126,18 @@ def patched(module, **values):
 #: swapabx rule, dispatch.choose_swapabx), `fill19` (without the twentieth session's L2-traffic
 #: model of rows off the lines, dispatch.choose_none_unaligned), `tile19` (the tile schedule's
 #: cta_group 1 priced 1.2 on aligned rows too, before the twentieth session's
-#: TILE_CG1_PRICE_ALIGNED).
+#: TILE_CG1_PRICE_ALIGNED), `splitk20` (choose_splitk's choice before the L2-traffic model at
+#: every M, before the twenty-first session's UNALIGNED_SPLITK_FIRST_MAX_M), `lines20` (a call
+#: with only x's rows off the lines dispatched as one with both off, before the twenty-first
+#: session's WEIGHT_ON_LINES_RULE: for probes that pass such a layout).
 OP_RULES = {"bounds16": BOUNDS16,
             "tilecg2": {"TILE_CG1_PRICE": float("inf"), "TILE_CG1_PRICE_ALIGNED": float("inf")},
             "tile19": {"TILE_CG1_PRICE_ALIGNED": 1.2},
             "fill17": {"rows_aligned": lambda K: True},
             "noswapabx": {"SWAPABX_MAX_M": 0},
-            "fill19": {"UNALIGNED_MODEL": False}}
+            "fill19": {"UNALIGNED_MODEL": False},
+            "splitk20": {"UNALIGNED_SPLITK_FIRST_MAX_M": {2: 512, 4: 512}},
+            "lines20": {"WEIGHT_ON_LINES_RULE": False}}
 
 
 def earlier_choice(rule: str, op_choice, M: int) -> tuple[str, int, int]:

@@ -1,0 +1,84 @@
+"""Mode none where only x's rows are off the 128-byte lines and the weight's are on them (a
+weight re-laid once, tp_linear.weight_in_aligned_rows; dispatch.WEIGHT_ON_LINES_RULE, twenty-first
+session): the op reads that layout from each call's strides and start addresses and dispatches
+by choose_swapabx and then the rules of rows on the lines; both off keeps the L2-traffic model."""
+import pytest
+import torch
+
+from codegen.runtime import GemmRsAr, dispatch
+from codegen.runtime.tp_linear import weight_in_aligned_rows
+
+H200 = {2: 66, 4: 30}   # clusters of 2 / 4 an H200 holds at once (splitk / splitkw / swapabx)
+
+
+def op_of(N, K):
+    op = GemmRsAr(512, N, K, "none", arch="sm_90a", sm_budget=132)
+    op._slots = {s: dict(H200) for s in ("splitk", "splitkw", "swapabx")}
+    return op
+
+
+@pytest.mark.parametrize("N,K,M,off,w_on", [
+    # measured (call 2; torch.mm / ours, the worse of warm and cold): both-off's pick on the
+    # re-laid weight -> the rule's
+    (8192, 3696, 384, ("tile", 256, 2), ("swapab", 192, 2)),      # 0.80 -> 1.00
+    (15264, 9736, 384, ("tile", 256, 2), ("swapab", 128, 3)),     # 0.81 -> 1.08
+    (5440, 6288, 384, ("tile", 192, 2), ("swapab", 128, 2)),      # 0.69 -> 0.98
+    (3584, 1480, 176, ("tile", 128, 2), ("swapab", 64, 2)),       # 0.70 -> 0.91
+    (7168, 2360, 176, ("swapabx", 192, 4), ("swapabx", 192, 4)),  # 0.99: swapabx kept
+])
+def test_measured_picks(N, K, M, off, w_on):
+    op = op_of(N, K)
+    assert K % 64
+    assert op.choice(M, aligned=False) == off
+    assert op.choice(M, aligned=False, weight_aligned=False) == off
+    assert op.choice(M, aligned=False, weight_aligned=True) == w_on
+
+
+@pytest.mark.parametrize("N,K", [(8192, 3696), (7168, 2360), (3584, 1480), (1608, 10128),
+                                 (16304, 2504), (2880, 1000), (984, 1480)])
+def test_rows_on_lines_rules_after_swapabx(N, K):
+    """Wherever choose_swapabx has no choice, W on the lines picks what rows on the lines pick
+    (the rule takes no part of the L2-traffic model); where it has one, that."""
+    op = op_of(N, K)
+    for M in list(range(1, 65)) + list(range(65, 513, 7)) + [512]:
+        x_off = op.choice(M, aligned=False, weight_aligned=True)
+        xcast = dispatch.choose_swapabx(M, N, 132, H200, True)
+        assert x_off == (xcast or op.choice(M, aligned=True)), M
+
+
+def test_switch_off_restores_the_model(monkeypatch):
+    op = op_of(8192, 3696)
+    monkeypatch.setattr(dispatch, "WEIGHT_ON_LINES_RULE", False)
+    assert op.choice(384, aligned=False, weight_aligned=True) == op.choice(384, aligned=False)
+
+
+def test_weight_aligned_cannot_undo_both_on_lines():
+    op = op_of(8192, 3584)      # K % 64 == 0: contiguous rows on the lines
+    for M in (16, 100, 300, 512):
+        assert op.choice(M, aligned=True, weight_aligned=False) == op.choice(M)
+
+
+class _Seen(Exception):
+    pass
+
+
+def test_the_plan_reads_both_layouts(monkeypatch):
+    """What op._plan hands the dispatch for contiguous, re-laid-weight and re-laid-both tensors
+    (CPU tensors stand in: it reads strides and addresses; the call stops at the dispatch)."""
+    N, K, M = 256, 1000, 8
+    op = op_of(N, K)
+
+    def variant(M, aligned=None, weight_aligned=None):
+        raise _Seen((aligned, weight_aligned))
+
+    monkeypatch.setattr(op, "variant", variant)
+    w = torch.zeros(N, K, dtype=torch.bfloat16)
+    x = torch.zeros(M, K, dtype=torch.bfloat16)
+    wp, xp = weight_in_aligned_rows(w), weight_in_aligned_rows(x)
+    assert wp.stride(0) % 64 == 0 and wp.data_ptr() % 128 == 0 and torch.equal(wp, w)
+    out = torch.empty(M, N, dtype=torch.bfloat16)
+    for xx, ww, want in ((x, w, (False, False)), (x, wp, (False, True)), (xp, wp, (True, True)),
+                         (xp, w, (False, False))):
+        with pytest.raises(_Seen) as seen:
+            op._plan(0, xx, ww, out, M)
+        assert seen.value.args[0] == want
