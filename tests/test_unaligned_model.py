@@ -126,6 +126,10 @@ def test_the_op_weighs_the_call_layout(monkeypatch):
     (536, 10576, 250, ("splitk", 128, 4)),     # 1.0 (0.74)
     (3184, 2672, 120, ("splitk", 128, 2)),     # 1.0 (0.90)
     (2976, 16160, 64, ("splitk", 64, 2)),      # 1.0 (0.92)
+    # ... and past M 128 where the model's pick is not splitkw in clusters of 4 (call 3, held
+    # out, torch.mm / ours: splitk -> the model's pick)
+    (1936, 4208, 144, ("splitk", 128, 2)),     # 1.03x -> 0.81x (decode kernel)
+    (1960, 3480, 200, ("splitk", 128, 2)),     # 0.82x -> 0.70x (splitkw, clusters of 2)
 ])
 def test_splitk_spread_clause_goes_after_the_model(N, K, M, want, monkeypatch):
     assert K % 64

@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from codegen.runtime import GemmRsAr, dispatch
-from codegen.runtime.tp_linear import weight_in_aligned_rows
+from codegen.runtime import weight_in_aligned_rows
 
 H200 = {2: 66, 4: 30}   # clusters of 2 / 4 an H200 holds at once (splitk / splitkw / swapabx)
 
@@ -82,3 +82,14 @@ def test_the_plan_reads_both_layouts(monkeypatch):
         with pytest.raises(_Seen) as seen:
             op._plan(0, xx, ww, out, M)
         assert seen.value.args[0] == want
+
+
+def test_the_splitkw_candidate_is_off_and_acts_only_when_on(monkeypatch):
+    """dispatch.WEIGHT_ON_LINES_SPLITKW (held out a wash in call 6): off, picks unchanged; on,
+    the model's splitkw where it picks one (N 4048 K 11664 M 256: call 5, 0.82x -> 0.99x)."""
+    assert dispatch.WEIGHT_ON_LINES_SPLITKW is False
+    op = op_of(4048, 11664)
+    assert op.choice(256, aligned=False, weight_aligned=True) == ("swapab", 64, 2)
+    monkeypatch.setattr(dispatch, "WEIGHT_ON_LINES_SPLITKW", True)
+    assert op.choice(256, aligned=False, weight_aligned=True) == ("splitkw", 128, 2)
+    assert op.choice(256, aligned=True, weight_aligned=True) == ("swapab", 64, 2)

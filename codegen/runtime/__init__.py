@@ -6,7 +6,7 @@ without writing to it.
 from .errors import CacheMissError, DriverError, InputError, KernelTimeoutError
 
 __all__ = ["CacheMissError", "DriverError", "InputError", "KernelTimeoutError",
-           "GemmRsAr", "VirtualGroup", "Group", "SymmetricBuffer"]
+           "GemmRsAr", "VirtualGroup", "Group", "SymmetricBuffer", "weight_in_aligned_rows"]
 
 
 def __getattr__(name):  # lazy: importing the package must stay cheap and torch-free
@@ -16,4 +16,7 @@ def __getattr__(name):  # lazy: importing the package must stay cheap and torch-
     if name in ("VirtualGroup", "Group", "SymmetricBuffer"):
         from . import group
         return getattr(group, name)
+    if name == "weight_in_aligned_rows":  # re-lay a weight once where K % 64 != 0 (mode none)
+        from .tp_linear import weight_in_aligned_rows
+        return weight_in_aligned_rows
     raise AttributeError(name)

@@ -763,10 +763,22 @@ UNALIGNED_MODEL = True
 #: priced W's rows as off too and ran 0.926x torch.mm (geometric mean; 17 of 48 points below
 #: 0.9x); the rules of rows on the lines at the same call 0.980x, and with choose_swapabx's
 #: choice first (clusters sharing each x tile, which won where x's rows are off: N 7168 K 2360
-#: M 64 / 176, 0.97x / 0.99x against 0.88x / 0.78x) 0.984x (7 below 0.9x); re-laying both
+#: M 64 / 176, 0.97x / 0.99x against 0.88x / 0.78x) 0.983x (7 below 0.9x); re-laying both
 #: 1.051x, so the remaining gap is x's rows. (Copying x into a re-laid buffer before each call
-#: cost more than it saved: 0.884x.) False: the model decides as for both off (probes).
+#: cost more than it saved: 0.884x.) Held out (call 3, 14 fresh random shapes x 7 M in
+#: 24..448): 0.949x -> 1.025x torch.mm against the choice before it on the same layout (below
+#: 0.9x: 34 -> 13 of 98); both re-laid 1.087x, contiguous 0.891x. False: the model decides as
+#: for both off (probes).
 WEIGHT_ON_LINES_RULE = True
+#: A candidate, off (held out, a wash): with only x's rows off the lines, the model's pick where
+#: it is splitkw, before the rows-on-lines rules. Call 5 (every candidate with W re-laid, 12
+#: fresh random shapes x M 96 / 176 / 256): WEIGHT_ON_LINES_RULE's pick 0.952 of the best
+#: candidate, 0.969 with this (10 moved, 7 won: N 4048 K 11664 M 256, 0.82x -> 0.99x torch.mm;
+#: 3 lost, at M 96: N 8056 K 3856, 1.01x -> 0.92x). Held out (call 6, 14 fresh shapes where it
+#: moves x M 96 / 176 / 256 / 352): 16 of 56 points moved, 1.019x (10 won, 6 lost, 0.91x-1.15x;
+#: the losses at M 96), so it stays off. choice_ab.py's rule `relaidsplitkw` turns it on
+#: (`--relay-weight`).
+WEIGHT_ON_LINES_SPLITKW = False
 
 #: Where the model above decides (W's rows off the lines), the most rows at which
 #: choose_splitk's choice, per cluster size, still goes before it (twenty-first session, one
@@ -779,6 +791,16 @@ WEIGHT_ON_LINES_RULE = True
 #: 3904 K 5000 M 112 (tests/test_splitk_dispatch.py), and up to M 64 won 2 of 3; its clusters of
 #: 4 beat the model's pick at 14 of 16 (N 976 K 15024 M 120: 1.0 against 0.68): those stay first.
 UNALIGNED_SPLITK_FIRST_MAX_M = {2: 128, 4: SWAPAB_MAX_ROWS}
+#: ... and past those M, the (schedule, cluster size) of the model's picks it yields to: splitkw
+#: with clusters of 4 (K split four ways: every fit point above where the model won). Held out
+#: (call 3, 12 fresh small-N shapes x M 144..400, yielding to any pick): the 14 points where the
+#: model took splitkw in clusters of 4 won 1.00x-1.32x but one (N 744: 0.96x / 0.99x), those
+#: where it took splitkw in clusters of 2 or the decode kernel lost (N 1936..2008, 0.77x-0.99x:
+#: splitk's 64-row W tiles spread the same split over twice the CTAs); fitted to that call.
+#: Held out in call 4 (14 fresh small-N shapes off the lines x M 144..400, against the rule
+#: before the session): 23 of 56 points moved, 1.134x (0.86x-1.47x; 0.784x -> 0.890x torch.mm),
+#: losing only at short K (N 1120 K 2168, N 1160 K 3600 at M 200..288: 0.86x-0.97x).
+UNALIGNED_SPLITK_YIELDS_TO = (("splitkw", 4),)
 
 
 def unaligned_options(M: int, N: int, K: int, arch: str, sm_budget: int,
@@ -891,7 +913,8 @@ def choose_none_by_fill(M: int, N: int, arch: str, sm_budget: int, land_rows: in
     xcast = choose_swapabx(M, N, sm_budget, xcast_slots, unaligned)
     if xcast is not None:
         return xcast
-    if unaligned and weight_aligned and WEIGHT_ON_LINES_RULE:
+    x_only = bool(unaligned and weight_aligned and WEIGHT_ON_LINES_RULE)
+    if x_only:
         # only x's rows off the lines: W's (most of the bytes at these M) are read whole lines
         # at a time, so the rules of rows on the lines decide from here
         unaligned = False
@@ -903,12 +926,19 @@ def choose_none_by_fill(M: int, N: int, arch: str, sm_budget: int, land_rows: in
         if split is not None and not (model_next
                                       and M > UNALIGNED_SPLITK_FIRST_MAX_M.get(split[2], 0)):
             return split
-    if unaligned and UNALIGNED_MODEL and K is not None:
-        # (off the lines, choose_splitk's choice past UNALIGNED_SPLITK_FIRST_MAX_M goes after
-        # the model: what the model picks, that choice only where the model has nothing)
+    if x_only and WEIGHT_ON_LINES_SPLITKW and K is not None:
         by_lines = choose_none_unaligned(M, N, K, arch, sm_budget, splitkw_slots)
-        if by_lines is not None or split is not None:
-            return by_lines or split
+        if by_lines is not None and by_lines[0] == "splitkw":
+            return by_lines
+    if unaligned and UNALIGNED_MODEL and K is not None:
+        # (off the lines, choose_splitk's choice past UNALIGNED_SPLITK_FIRST_MAX_M yields to
+        # the model's pick only where that is one of UNALIGNED_SPLITK_YIELDS_TO)
+        by_lines = choose_none_unaligned(M, N, K, arch, sm_budget, splitkw_slots)
+        if split is not None and (by_lines is None
+                                  or (by_lines[0], by_lines[2]) not in UNALIGNED_SPLITK_YIELDS_TO):
+            return split
+        if by_lines is not None:
+            return by_lines
     # (at an N no multiple of 64 only the wide decode kernels and the tile widths dividing N
     # are options: fill_options weighs only kernels that serve N)
     opts = [o for o in fill_options(M, N, arch, bns, cta_groups, widths, unaligned)

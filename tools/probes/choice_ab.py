@@ -129,7 +129,8 @@ def patched(module, **values):
 #: TILE_CG1_PRICE_ALIGNED), `splitk20` (choose_splitk's choice before the L2-traffic model at
 #: every M, before the twenty-first session's UNALIGNED_SPLITK_FIRST_MAX_M), `lines20` (a call
 #: with only x's rows off the lines dispatched as one with both off, before the twenty-first
-#: session's WEIGHT_ON_LINES_RULE: for probes that pass such a layout).
+#: session's WEIGHT_ON_LINES_RULE: for probes that pass such a layout), `relaidsplitkw` (the
+#: candidate dispatch.WEIGHT_ON_LINES_SPLITKW turned on; with --relay-weight).
 OP_RULES = {"bounds16": BOUNDS16,
             "tilecg2": {"TILE_CG1_PRICE": float("inf"), "TILE_CG1_PRICE_ALIGNED": float("inf")},
             "tile19": {"TILE_CG1_PRICE_ALIGNED": 1.2},
@@ -137,7 +138,8 @@ OP_RULES = {"bounds16": BOUNDS16,
             "noswapabx": {"SWAPABX_MAX_M": 0},
             "fill19": {"UNALIGNED_MODEL": False},
             "splitk20": {"UNALIGNED_SPLITK_FIRST_MAX_M": {2: 512, 4: 512}},
-            "lines20": {"WEIGHT_ON_LINES_RULE": False}}
+            "lines20": {"WEIGHT_ON_LINES_RULE": False},
+            "relaidsplitkw": {"WEIGHT_ON_LINES_SPLITKW": True}}
 
 
 def earlier_choice(rule: str, op_choice, M: int) -> tuple[str, int, int]:
@@ -271,6 +273,10 @@ def main(argv=None) -> int:
     ap.add_argument("--both-regimes", action="store_true",
                     help="time each path with a warm and with a cold weight (see above)")
     ap.add_argument("--json", type=Path, default=None)
+    ap.add_argument("--relay-weight", action="store_true",
+                    help="pass W re-laid into rows of whole 128-byte lines "
+                         "(weight_in_aligned_rows, as RowParallelLinear does), x contiguous; "
+                         "`dispatch` and the OP_RULES rules take that layout")
     ap.add_argument("--decode-rows", type=int, default=None,
                     help="probe only: let mode none's decode schedules serve up to this many rows "
                          "(contract.SWAPAB_MAX_ROWS, 512, raised in this process), so a fixed "
@@ -290,7 +296,7 @@ def main(argv=None) -> int:
 
     from baselines import relerr
     from bench_decode import time_paths
-    from codegen.runtime import GemmRsAr
+    from codegen.runtime import GemmRsAr, weight_in_aligned_rows
     from codegen.runtime.errors import InputError
     from graph_timing import rotating, weight_copies, weight_of
 
@@ -302,19 +308,27 @@ def main(argv=None) -> int:
     rows = []
     for N, K in args.shapes:
         w = (torch.randn(N, K, device="cuda") * 0.1).to(torch.bfloat16)
+        if args.relay_weight:
+            w = weight_in_aligned_rows(w)
         srcs = {"warm": w}
         if args.both_regimes:
-            srcs["cold"] = rotating(weight_copies(w, l2_bytes))
+            copies = weight_copies(w, l2_bytes)
+            if args.relay_weight:   # (clone() of a strided view is contiguous)
+                copies = [w] + [weight_in_aligned_rows(c) for c in copies[1:]]
+            srcs["cold"] = rotating(copies)
         ops = {}
         probe = GemmRsAr(max(args.ms), N, K, "none")
         arch, land = probe.arch, probe.land_rows
+        # the OP_RULES rules for the layout the calls pass (x contiguous; W re-laid or not)
+        op_choice = probe.choice if not args.relay_weight else (
+            lambda M, probe=probe, K=K: probe.choice(M, aligned=K % 64 == 0, weight_aligned=True))
         for M in args.ms:
             x = (torch.randn(M, K, device="cuda") * 0.1).to(torch.bfloat16)
             ref = x.float() @ w.float().t()
             paths = {"torch.mm": None}
             chosen = {}
             for r, c in expand(rules, M, N, arch, sms, land, K, probe.splitk_slots(),
-                               probe.splitkw_slots(), probe.choice).items():
+                               probe.splitkw_slots(), op_choice).items():
                 chosen[r] = label(c)
                 paths.setdefault(label(c), c)
             calls, errors, variants = {}, {}, {}
