@@ -30,7 +30,8 @@ from .tuning import find_table
 from .validate import (check_m, check_matrix, check_no_grad, check_no_overlap, check_out,
                        check_rank, check_rank_outputs, matrix_ok)
 
-#: Launch plans kept per op (one per (rank, M[, rows aligned]) seen; cleared when full).
+#: Launch plans kept per op (one per (rank, M[, rows of x and W aligned, rows of W aligned]) seen;
+#: cleared when full).
 _PLANS_MAX = 4096
 
 
@@ -108,7 +109,7 @@ class GemmRsAr:
         # first use (_cluster_slots)
         self._slots: dict[str, dict[int, int]] = {}
         self._descriptors = Descriptors()
-        self._plans: dict[tuple[int, int, bool | None], CallPlan] = {}
+        self._plans: dict[tuple[int, int, bool | None, bool | None], CallPlan] = {}
         self.health = RankHealth(group, self._device)
         self.last_launch: dict[int, dict] = {}  # rank -> {variant, bn, cta_group, grid}
         # the arguments as resolved here, but the device (copy, deepcopy and pickle build a new
