@@ -93,3 +93,27 @@ def test_the_splitkw_candidate_is_off_and_acts_only_when_on(monkeypatch):
     monkeypatch.setattr(dispatch, "WEIGHT_ON_LINES_SPLITKW", True)
     assert op.choice(256, aligned=False, weight_aligned=True) == ("splitkw", 128, 2)
     assert op.choice(256, aligned=True, weight_aligned=True) == ("swapab", 64, 2)
+
+
+def test_a_weight_off_the_lines_is_hinted_once(monkeypatch, caplog):
+    """The first plan built for a weight whose rows are off the lines logs (INFO, once per op)
+    how to re-lay it; a re-laid weight logs nothing."""
+    import logging
+    N, K, M = 256, 1000, 8
+    for weight, hinted in ((torch.zeros(N, K, dtype=torch.bfloat16), True),
+                           (weight_in_aligned_rows(torch.zeros(N, K, dtype=torch.bfloat16)), False)):
+        op = op_of(N, K)
+
+        def variant(M, aligned=None, weight_aligned=None):
+            raise _Seen((aligned, weight_aligned))
+
+        monkeypatch.setattr(op, "variant", variant)
+        x, out = torch.zeros(M, K, dtype=torch.bfloat16), torch.empty(M, N, dtype=torch.bfloat16)
+        caplog.clear()
+        with caplog.at_level(logging.INFO, logger="codegen.runtime.op"):
+            for m in (M, M + 1):
+                with pytest.raises(_Seen):
+                    op._plan(0, x[:m] if m <= M else torch.zeros(m, K, dtype=torch.bfloat16),
+                             weight, out, m)
+        hints = [r for r in caplog.records if "weight_in_aligned_rows" in r.getMessage()]
+        assert len(hints) == (1 if hinted else 0)

@@ -7,6 +7,7 @@ packs the parameters of KERNEL-CONTRACT.md by name and launches on the rank's st
 from __future__ import annotations
 
 import contextlib
+import logging
 from pathlib import Path
 
 import torch
@@ -29,6 +30,8 @@ from .transport import choose_transport
 from .tuning import find_table
 from .validate import (check_m, check_matrix, check_no_grad, check_no_overlap, check_out,
                        check_rank, check_rank_outputs, matrix_ok)
+
+log = logging.getLogger(__name__)
 
 #: Launch plans kept per op (one per (rank, M[, rows of x and W aligned, rows of W aligned]) seen;
 #: cleared when full).
@@ -110,6 +113,7 @@ class GemmRsAr:
         self._slots: dict[str, dict[int, int]] = {}
         self._descriptors = Descriptors()
         self._plans: dict[tuple[int, int, bool | None, bool | None], CallPlan] = {}
+        self._layout_hinted = False   # the weight-layout hint is logged once per op (_plan)
         self.health = RankHealth(group, self._device)
         self.last_launch: dict[int, dict] = {}  # rank -> {variant, bn, cta_group, grid}
         # the arguments as resolved here, but the device (copy, deepcopy and pickle build a new
@@ -609,6 +613,15 @@ class GemmRsAr:
         plan = self._plans.get(key)
         if plan is not None:
             return plan
+        if not self._layout_hinted and (weight.stride(0) % 64 or weight.data_ptr() % 128):
+            self._layout_hinted = True
+            log.info("GemmRsAr(N=%d, K=%d, %s): the weight's rows do not start on 128-byte lines "
+                     "(row stride %d elements, address %% 128 = %d), which the kernels read more "
+                     "slowly (mode none on one H200 at random shapes: 0.89x torch.mm against "
+                     "1.03x with the weight re-laid; BENCHMARKS.md, twenty-first session). "
+                     "Re-lay it once: codegen.runtime.weight_in_aligned_rows(weight) "
+                     "(RowParallelLinear does by default).", self.N, self.K, self.mode,
+                     weight.stride(0), weight.data_ptr() % 128)
         if M > self.max_served_m and not self._fixed_decode():
             # (not reached once the arch is known: sm_90a's tiles reach past N, sm_100a takes
             # N % 128 == 0; kept so a call can never run past what max_served_m promised)
