@@ -918,11 +918,12 @@ def choose_none_by_fill(M: int, N: int, arch: str, sm_budget: int, land_rows: in
         # only x's rows off the lines: W's (most of the bytes at these M) are read whole lines
         # at a time, so the rules of rows on the lines decide from here
         unaligned = False
+    # the L2-traffic model decides after choose_splitk (rows off the lines, given K)
+    model_next = unaligned and UNALIGNED_MODEL and K is not None
     split = None
     if K is not None and cluster_slots and decode_fits_n(N, min(SPLITK_CTA_GROUPS), arch,
                                                          "splitk", "none"):
         split = choose_splitk(M, N, K, arch, sm_budget, cluster_slots, spread)
-        model_next = unaligned and UNALIGNED_MODEL
         if split is not None and not (model_next
                                       and M > UNALIGNED_SPLITK_FIRST_MAX_M.get(split[2], 0)):
             return split
@@ -930,7 +931,7 @@ def choose_none_by_fill(M: int, N: int, arch: str, sm_budget: int, land_rows: in
         by_lines = choose_none_unaligned(M, N, K, arch, sm_budget, splitkw_slots)
         if by_lines is not None and by_lines[0] == "splitkw":
             return by_lines
-    if unaligned and UNALIGNED_MODEL and K is not None:
+    if model_next:
         # (off the lines, choose_splitk's choice past UNALIGNED_SPLITK_FIRST_MAX_M yields to
         # the model's pick only where that is one of UNALIGNED_SPLITK_YIELDS_TO)
         by_lines = choose_none_unaligned(M, N, K, arch, sm_budget, splitkw_slots)

@@ -321,7 +321,8 @@ def main(argv=None) -> int:
         arch, land = probe.arch, probe.land_rows
         # the OP_RULES rules for the layout the calls pass (x contiguous; W re-laid or not)
         op_choice = probe.choice if not args.relay_weight else (
-            lambda M, probe=probe, K=K: probe.choice(M, aligned=K % 64 == 0, weight_aligned=True))
+            lambda M, probe=probe, K=K: probe.choice(M, aligned=dispatch.rows_aligned(K),
+                                                     weight_aligned=True))
         for M in args.ms:
             x = (torch.randn(M, K, device="cuda") * 0.1).to(torch.bfloat16)
             ref = x.float() @ w.float().t()

@@ -6,8 +6,11 @@ At K no multiple of 64 a contiguous bf16 row of K starts off the 128-byte lines,
 kernels (and its dispatch, which prices such rows: dispatch.choose_none_unaligned) run far
 below their aligned speed. A serving stack can lay its static weight out once with a row stride
 rounded up to 64 elements (a view [N, K] of an [N, K64] buffer: RowParallelLinear does that by
-default, tp_linear.weight_in_aligned_rows); x comes from the layer before, off the lines. Per point this probe times, in rounds of random order, with a warm and with a
-cold weight (the copies cycled past the L2; the worse ratio counts, as choice_ab.py):
+default, tp_linear.weight_in_aligned_rows); x comes from the layer before, off the lines. Per
+point this probe times, in rounds of random order, with a warm and with a cold weight (the
+copies cycled past the L2; the worse ratio counts, as choice_ab.py). (row_layout.py, the
+nineteenth session's, times five layouts with a warm weight only and without the choices
+below; this one was written beside it for the cold regime and those choices.)
 
 - `mm`, `mm/padW`, `mm/pad`: torch.mm on contiguous x and W, on the padded W, on both padded
 - `op`, `op/padW`, `op/pad`: the op's own dispatch on the same three layouts (it reads the
@@ -37,15 +40,11 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tools"))
 
-from arg_types import ints  # noqa: E402
+from arg_types import ints, shapes  # noqa: E402
+from choice_ab import MAX_RELERR  # noqa: E402
 
-MAX_RELERR = 2e-2
 PATHS = ("mm", "mm/padW", "mm/pad", "op", "op/padW", "op/pad", "op/padW@a", "op/padW@before",
          "op/stage")
-
-
-def shapes(text: str) -> list[tuple[int, int]]:
-    return [tuple(int(v) for v in s.split(":")) for s in text.split(",") if s]
 
 
 def main(argv=None) -> int:
@@ -68,7 +67,7 @@ def main(argv=None) -> int:
     from baselines import relerr
     from codegen.runtime import GemmRsAr, dispatch
     from codegen.runtime.tp_linear import weight_in_aligned_rows as pad_rows
-    from graph_timing import interleaved_medians, rotating
+    from graph_timing import interleaved_medians, rotating, weight_copies
 
     rng = random.Random(args.seed)
     dev = torch.cuda.current_device()
@@ -77,9 +76,8 @@ def main(argv=None) -> int:
     for N, K in args.shapes:
         w = (torch.randn(N, K, device="cuda") * 0.1).to(torch.bfloat16)
         wp = pad_rows(w)
-        n_copies = 1 + -(-2 * l2_bytes // (N * K * 2))
-        cold = {"": [w] + [w.clone() for _ in range(n_copies - 1)],
-                "pad": [wp] + [pad_rows(w) for _ in range(n_copies - 1)]}
+        copies = weight_copies(w, l2_bytes)
+        cold = {"": copies, "pad": [wp] + [pad_rows(c) for c in copies[1:]]}
         srcs = {("", "warm"): w, ("pad", "warm"): wp,
                 ("", "cold"): rotating(cold[""]), ("pad", "cold"): rotating(cold["pad"])}
         op = GemmRsAr(max(args.ms), N, K, "none")

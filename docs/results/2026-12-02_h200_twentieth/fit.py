@@ -14,6 +14,11 @@ candidate was timed on one H200 (host only, no GPU), and the held-out A/B calls'
    points and all points, against torch.mm.
 
     PYTHONPATH=. python3 docs/results/2026-12-02_h200_twentieth/fit.py [--no-loso]
+
+It scores with the dispatch code checked out: from the twenty-first session on (choose_splitk's
+spread clause yielding to the model's splitkw in clusters of 4 off the lines) section 1 reads
+0.965 / 0.933 where BENCHMARKS.md's twentieth-session table, written with that session's code,
+has 0.958 / 0.931.
 """
 import contextlib
 import json
@@ -75,11 +80,12 @@ def constants(**values):
         _OPS.clear()
 
 
-def scores(rows: list[dict]) -> list[float]:
-    """The op's pick / the best candidate per point (points whose pick was not timed: skipped)."""
+def scores(rows: list[dict], pick=None) -> list[float]:
+    """The op's pick (`pick`(N, K, M): a label; default choice, contiguous tensors) / the best
+    candidate per point (points whose pick was not timed: skipped)."""
     out = []
     for r in rows:
-        c = choice(r["N"], r["K"], r["M"])
+        c = (pick or choice)(r["N"], r["K"], r["M"])
         if c in r["cands"]:
             out.append(r["cands"][c] / max(r["cands"].values()))
     return out

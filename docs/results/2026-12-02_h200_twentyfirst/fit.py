@@ -47,16 +47,6 @@ def w_on_lines_pick(N: int, K: int, M: int) -> str:
     return f"{s}{bn}c{cg}"
 
 
-def relaid_scores(rows: list[dict]) -> list[float]:
-    """WEIGHT_ON_LINES_RULE's pick / the best candidate (rows of choice_ab.py --relay-weight)."""
-    out = []
-    for r in rows:
-        pick = w_on_lines_pick(r["N"], r["K"], r["M"])
-        if pick in r["cands"]:
-            out.append(r["cands"][pick] / max(r["cands"].values()))
-    return out
-
-
 def inverse_ab(rows: list[dict], rule: str) -> str:
     """An A/B whose `rule` is the candidate (on) and `dispatch` the code as committed (off)."""
     moved = []
@@ -155,11 +145,11 @@ def main() -> int:
         print(twentieth.ab(twentieth.rows_of(c4, {"splitk"}), "splitk20"))
     c5 = [r for r in twentieth.rows_of(HERE / "call5" / "r.tgz", {"relaid"}) if len(r["cands"]) >= 10]
     print(f"5. call 5: every candidate with W re-laid, x contiguous ({len(c5)} points)")
-    print(line("WEIGHT_ON_LINES_RULE", relaid_scores(c5)))
+    print(line("WEIGHT_ON_LINES_RULE", twentieth.scores(c5, w_on_lines_pick)))
     print(f"  (ratio to torch.mm: the pick {geo([r['vs_torch']['dispatch'] for r in c5]):.3f}, the "
           f"best candidate {geo([max(r['cands'].values()) for r in c5]):.3f})")
     with twentieth.constants(WEIGHT_ON_LINES_SPLITKW=True):
-        print(line("+ WEIGHT_ON_LINES_SPLITKW (in sample)", relaid_scores(c5)))
+        print(line("+ WEIGHT_ON_LINES_SPLITKW (in sample)", twentieth.scores(c5, w_on_lines_pick)))
     print(" call 6 (held out): WEIGHT_ON_LINES_SPLITKW on (relaidsplitkw) against off")
     print(inverse_ab(twentieth.rows_of(HERE / "call6" / "r.tgz", {"relaid_ab"}), "relaidsplitkw"))
     return 0
