@@ -327,8 +327,9 @@ def test_cta_group_3_exists_for_mode_none_on_sm90a_only():
 
 def test_fused_fill_rule_only_where_the_default_leaves_sms_idle():
     """rs/ar without a table: the default decode kernel (N / 64 CTAs) where it keeps 75% of the
-    budget busy (N 7168 at 132 SMs: what two H200s measured); else the cheapest of it and the
-    mode's wide kernels under the wave-fill model (the exchange spreads over the same CTAs)."""
+    budget busy in one wave (N 7168 at 132 SMs: what two H200s measured); else the cheapest of
+    it and the mode's wide kernels under the wave-fill model (the exchange spreads over the
+    same CTAs)."""
     for mode in ("rs", "ar"):
         for M in (1, 16, 100, 128, 256, 300, 512):
             assert dispatch.choose_fused_by_fill(M, 7168, mode, "sm_90a", 132, 512) is None
@@ -351,6 +352,71 @@ def test_fused_fill_rule_only_where_the_default_leaves_sms_idle():
             c = dispatch.choose_fused_by_fill(M, N, "rs", "sm_90a", 132, 512)
             if c is not None:
                 assert contract.decode_kernel_exists("sm_90a", "rs", c[1], c[2]), (N, M, c)
+
+
+@pytest.mark.parametrize("N,M,budget,pick", [
+    # twenty-second session, two virtual ranks of one H200 (66 SMs each), the measured best
+    # candidate of call 1 (every candidate timed; docs/results/2026-12-02_h200_twentysecond):
+    # the default (cta_group 1, a second wave of W tiles) ran 0.52-0.91 of these
+    (5120, 48, 66, ("swapab", 64, 2)),
+    (7040, 160, 66, ("swapab", 160, 2)),
+    (8192, 320, 66, ("swapab", 160, 2)),
+    (5248, 320, 66, ("swapab", 128, 2)),
+    # held out (call 2, four virtual ranks: 33 SMs each)
+    (3840, 96, 33, ("swapab", 128, 2)),
+    (7040, 16, 33, ("swapab", 16, 2)),
+    # past one wave from M 200 the tile schedule too (call 3, the measured best: 1.2x-2.5x the
+    # decode kernel the rule took before)
+    (7296, 384, 33, ("tile", 192, 2)),
+    (12672, 512, 66, ("tile", 192, 2)),
+    (4352, 512, 16, ("tile", 256, 2)),
+])
+def test_fused_fill_rule_past_one_wave(N, M, budget, pick):
+    """Where the default decode kernel needs more than one wave of the budget (N / 64 > its
+    CTAs), the wave-fill rule decides at rs/ar's own decode prices (FUSED_FILL_PRICE_DECODE)."""
+    assert N // dispatch.SWAPAB_BM > budget
+    for mode in ("rs", "ar"):
+        assert dispatch.choose_fused_by_fill(M, N, mode, "sm_90a", budget, 512) == pick
+
+
+def test_fused_fill_rule_bounds():
+    """The rule stays out exactly where one wave of the default keeps 75% of the budget busy
+    (what two H200s measured at N 7168), and weighs every N past one wave, at any M the decode
+    schedule serves; its picks are kernels the mode has; its prices are rs/ar's own."""
+    for budget in (16, 33, 66, 132):
+        for N in range(128, 20000, 128):
+            tiles = N // dispatch.SWAPAB_BM
+            stays = dispatch.FUSED_FILL_MAX_SHARE * budget <= tiles <= budget
+            for M in (1, 16, 64, 200, 512):
+                c = dispatch.choose_fused_by_fill(M, N, "ar", "sm_90a", budget, 512)
+                assert (c is None) == stays, (N, M, budget, c)
+                if c is not None and c[0] == "swapab":
+                    assert contract.decode_kernel_exists("sm_90a", "ar", c[1], c[2]), (N, M, c)
+                elif c is not None:
+                    assert contract.tile_fits_n(N, c[1], "sm_90a", "ar"), (N, M, c)
+    # rows >= 320 per k-step: mode none's 1.25 / 1.4, rs/ar's 1.15
+    opt = ("swapab", 256, 2)
+    none_cost = dispatch.fill_cost(opt, 256, 8192, 66)
+    fused_cost = dispatch.fill_cost(opt, 256, 8192, 66,
+                                    decode_prices=dispatch.FUSED_FILL_PRICE_DECODE)
+    assert fused_cost == pytest.approx(none_cost * 1.15 / 1.4)
+    # with mode none's prices the fused rule took two token tiles of 128 at M 256 (measured
+    # 0.86-0.91 of one of 256 at N 13696 / 4992, call 2)
+    assert dispatch.choose_fused_by_fill(256, 13696, "rs", "sm_90a", 66, 512) == ("swapab", 256, 2)
+    # the tile schedule only past one wave and from FUSED_FILL_TILE_MIN_M: where the default
+    # leaves SMs idle it lost (N 1152 / 1664 at 66 SMs, call 3: 0.64-0.87 of the decode kernel)
+    for M in (200, 300, 512):
+        assert dispatch.choose_fused_by_fill(M, 1152, "ar", "sm_90a", 66, 512)[0] == "swapab"
+        assert dispatch.choose_fused_by_fill(M, 1664, "rs", "sm_90a", 66, 512)[0] == "swapab"
+    assert dispatch.choose_fused_by_fill(dispatch.FUSED_FILL_TILE_MIN_M - 1, 12672, "ar",
+                                         "sm_90a", 66, 512)[0] == "swapab"
+    for budget in (16, 33, 66, 132):
+        for N in range(128, 20000, 384):
+            for M in (1, 100, 199, 200, 384, 512):
+                c = dispatch.choose_fused_by_fill(M, N, "rs", "sm_90a", budget, 512)
+                if c is not None and c[0] == "tile":
+                    assert M >= dispatch.FUSED_FILL_TILE_MIN_M and N // 64 > budget
+                    assert N % c[1] == 0 and c[2] == 2, (N, M, budget, c)
 
 
 @pytest.mark.parametrize("N,K,M,pick,before", [

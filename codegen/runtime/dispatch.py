@@ -37,8 +37,9 @@
   kernel's L2 -> SM traffic and MMA work decides there instead, splitkw among its options
   (choose_none_unaligned).
 - rs/ar at decode sizes where one CTA per 64-row W tile leaves SMs idle (N / 64 < 75% of the
-  budget), nothing fixed and no table: the same model weighs the mode's wide decode kernels
-  against that default (choose_fused_by_fill).
+  budget) or needs a second wave (N / 64 > the budget; twenty-second session), nothing fixed
+  and no table: the same model weighs the mode's wide decode kernels against that default
+  (choose_fused_by_fill).
 - mode none where the tile schedule would run (past the decode rows; at an N no multiple of 64
   from M 449), nothing fixed and no table: the splitkw schedule where every (128-row W tile,
   128-token tile) pair gets a cluster at once and K is long enough (choose_none_splitkw;
@@ -461,16 +462,26 @@ def rows_aligned(K: int) -> bool:
     return (2 * K) % ROW_LINE_BYTES == 0
 
 
-def _fill_price(option: tuple[str, int, int]) -> float:
+#: The decode prices of rs/ar's wave-fill rule (choose_fused_by_fill): their big token tiles cost
+#: less than mode none's. Each work unit of the fused decode kernels pushes and reduces its own
+#: rows, so fewer, bigger units pay less exchange (twenty-second session: fitted to calls 1-2,
+#: 100 points on two / four virtual ranks of one H200, every candidate timed: rows >= 336 at
+#: 1.1-1.2 scored 0.977 of the best candidate against mode none's 1.4's 0.956; docs/results/
+#: 2026-12-02_h200_twentysecond/fit.py).
+FUSED_FILL_PRICE_DECODE = ((320, 1.15),)
+
+
+def _fill_price(option: tuple[str, int, int], decode_prices=None) -> float:
     schedule, bn, cg = option
     if schedule != "swapab":
         return FILL_PRICE_TILE
     rows = swapab_w_rows(cg) + bn
-    return next((price for least, price in FILL_PRICE_DECODE if rows >= least), 1.0)
+    prices = FILL_PRICE_DECODE if decode_prices is None else decode_prices
+    return next((price for least, price in prices if rows >= least), 1.0)
 
 
 def fill_cost(option: tuple[str, int, int], M: int, N: int, sm_budget: int,
-              priced: bool = True, unaligned: bool = False) -> float:
+              priced: bool = True, unaligned: bool = False, decode_prices=None) -> float:
     """Relative time of one option under the wave-fill model: waves x rows loaded per k-step of
     one work unit. Work units: a 64-row W tile for every token tile (decode, cta_group 1: the
     CTA loops over its token tiles), a (128-row W tile, token tile) pair (the wide decode
@@ -480,12 +491,13 @@ def fill_cost(option: tuple[str, int, int], M: int, N: int, sm_budget: int,
     session: N 2048..16384, the measured best candidate at M 16..512 for 5 shapes); `priced`:
     times the FILL_PRICE_* of its rows per k-step or schedule (fifth session). `unaligned` (x's
     or W's rows not whole 128-byte lines): FILL_PRICE_UNALIGNED_DECODE on the decode kernels, a
-    tile pair's W rows counted once per pair (eighteenth session)."""
+    tile pair's W rows counted once per pair (eighteenth session). `decode_prices`: the
+    decode kernels' prices instead of FILL_PRICE_DECODE (rs/ar: FUSED_FILL_PRICE_DECODE)."""
     units, per_unit, slots = _fill_units(option, M, N, sm_budget, unaligned)
     cost = cdiv(max(units, 1), max(slots, 1)) * per_unit
     if not priced:
         return cost
-    return cost * _fill_price(option) * (FILL_PRICE_UNALIGNED_DECODE
+    return cost * _fill_price(option, decode_prices) * (FILL_PRICE_UNALIGNED_DECODE
                                          if unaligned and option[0] == "swapab" else 1.0)
 
 
@@ -1003,30 +1015,59 @@ def choose_none_splitkw(M: int, N: int, K: int, arch: str, sm_budget: int,
 #: 3136 on two virtual ranks of one H200), choose_fused_by_fill weighs the mode's wide kernels
 #: too.
 FUSED_FILL_MAX_SHARE = 0.75
+#: ... and where it needs more than one wave (N / 64 > the budget, FUSED_FILL_PAST_ONE_WAVE): the
+#: default then runs a second wave of a few W tiles. Two virtual ranks of one H200 (66 SMs each,
+#: twenty-second session call 1; N 4480..8192, M 48 / 160 / 320, K 848..3328, rs and ar, every
+#: candidate timed): the default ran 0.52-0.91 of the best candidate (geometric mean 0.80), the
+#: model's pick was the best at 32 of 36 points and 0.93 of it at worst (the rule as it was then
+#: left out N 5120 / 7040 / 8192 at 66 SMs). Between the two bounds (one wave, 75% busy or more:
+#: N 7168 on two H200s) the default stays, as measured there.
+FUSED_FILL_PAST_ONE_WAVE = True
+#: ... and past one wave, from this M, the tile schedule (cta_group 2, each width dividing N)
+#: among its options, priced FUSED_FILL_PRICE_TILE: where N is large for the budget (virtual
+#: ranks, a reduced sm_budget, a wide N) the tile kernels beat every decode kernel at M
+#: 200..512 (call 3, four / eight virtual ranks: up to 2.5x); where the default leaves SMs idle
+#: (N 1152 / 1664 at 66 SMs) they lost 0.64-0.87, so not there. Fitted to calls 1-2 (0.975 ->
+#: 0.989 of the best), then restricted past one wave on call 3 (0.899 -> 0.952), held out in
+#: call 4.
+FUSED_FILL_TILE_MIN_M = 200
+FUSED_FILL_PRICE_TILE = 0.9
 
 
 def choose_fused_by_fill(M: int, N: int, mode: str, arch: str, sm_budget: int,
                          land_rows: int) -> tuple[str, int, int] | None:
     """(schedule, bn, cta_group) of an rs/ar call at decode size without a tuning table where
-    the default decode kernel leaves SMs idle (N / 64 < FUSED_FILL_MAX_SHARE x sm_budget): of
-    the default and the mode's wide decode kernels (cta_group 2, its token tiles from M's down
-    to M / FILL_MAX_TOKEN_TILES), the cheapest under the wave-fill model (fill_cost; a tie
-    keeps the default); None elsewhere (the rules decide). Each wide CTA pushes its token
-    tile's rows and reduces them, so the exchange spreads over the same CTAs as the GEMM. Only
+    the default decode kernel leaves SMs idle (N / 64 < FUSED_FILL_MAX_SHARE x sm_budget) or
+    needs more than one wave of them (N / 64 > sm_budget: FUSED_FILL_PAST_ONE_WAVE): of the
+    default and the mode's wide decode kernels (cta_group 2, its token tiles from M's down to
+    M / FILL_MAX_TOKEN_TILES) and, past one wave from M = FUSED_FILL_TILE_MIN_M, the tile
+    schedule (cta_group 2, each width dividing N), the cheapest under the wave-fill model (fill_cost at
+    FUSED_FILL_PRICE_DECODE / FUSED_FILL_PRICE_TILE; a tie keeps the default); None elsewhere
+    (the rules decide). Each
+    wide CTA pushes its token tile's rows and reduces them, so the exchange spreads over the
+    same CTAs as the GEMM. Only
     where its 128-row W tiles divide N: the wide kernel past N (twelfth session) measured
     0.93x-0.94x (RS) and 1.05x-1.09x (AR) of cta_group 1 on two virtual ranks of one H200 (N
     2880, K 2048, M 256 / 512), and never across two GPUs, so rs/ar take it only from a tuning
     table or a fixed cta_group."""
+    tiles = N // SWAPAB_BM
+    one_wave = (FUSED_FILL_MAX_SHARE * sm_budget <= tiles
+                and (tiles <= sm_budget or not FUSED_FILL_PAST_ONE_WAVE))
     if (mode not in ("rs", "ar") or not fill_rule_applies(arch)
-            or choose_schedule(M, arch, land_rows, None, mode) != "swapab"
-            or N // SWAPAB_BM >= FUSED_FILL_MAX_SHARE * sm_budget):
+            or choose_schedule(M, arch, land_rows, None, mode) != "swapab" or one_wave):
         return None
     default = ("swapab", swapab_default_token_tile(M, mode, arch=arch),
                swapab_cta_group(None, M, mode, arch, N))
     opts = [default] + [("swapab", bt, 2) for bt in token_tile_span(M, swapab_bns(arch, mode))
                         if decode_kernel_exists(arch, mode, bt, 2) and ("swapab", bt, 2) != default
                         and N % swapab_w_rows(2) == 0]
-    return min(opts, key=lambda o: fill_cost(o, M, N, sm_budget))
+    if M >= FUSED_FILL_TILE_MIN_M and tiles > sm_budget:
+        opts += [("tile", bn, 2) for bn in tile_widths(N, arch, mode) if N % bn == 0]
+
+    def cost(option: tuple[str, int, int]) -> float:
+        return (fill_cost(option, M, N, sm_budget, decode_prices=FUSED_FILL_PRICE_DECODE)
+                * (FUSED_FILL_PRICE_TILE / FILL_PRICE_TILE if option[0] == "tile" else 1.0))
+    return min(opts, key=cost)
 
 
 #: default_should_run's bounds (see there).
