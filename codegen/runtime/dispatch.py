@@ -471,17 +471,19 @@ def rows_aligned(K: int) -> bool:
 FUSED_FILL_PRICE_DECODE = ((320, 1.15),)
 
 
-def _fill_price(option: tuple[str, int, int], decode_prices=None) -> float:
+def _fill_price(option: tuple[str, int, int], decode_prices=None,
+                tile_price: float | None = None) -> float:
     schedule, bn, cg = option
     if schedule != "swapab":
-        return FILL_PRICE_TILE
+        return FILL_PRICE_TILE if tile_price is None else tile_price
     rows = swapab_w_rows(cg) + bn
     prices = FILL_PRICE_DECODE if decode_prices is None else decode_prices
     return next((price for least, price in prices if rows >= least), 1.0)
 
 
 def fill_cost(option: tuple[str, int, int], M: int, N: int, sm_budget: int,
-              priced: bool = True, unaligned: bool = False, decode_prices=None) -> float:
+              priced: bool = True, unaligned: bool = False, decode_prices=None,
+              tile_price: float | None = None) -> float:
     """Relative time of one option under the wave-fill model: waves x rows loaded per k-step of
     one work unit. Work units: a 64-row W tile for every token tile (decode, cta_group 1: the
     CTA loops over its token tiles), a (128-row W tile, token tile) pair (the wide decode
@@ -491,14 +493,16 @@ def fill_cost(option: tuple[str, int, int], M: int, N: int, sm_budget: int,
     session: N 2048..16384, the measured best candidate at M 16..512 for 5 shapes); `priced`:
     times the FILL_PRICE_* of its rows per k-step or schedule (fifth session). `unaligned` (x's
     or W's rows not whole 128-byte lines): FILL_PRICE_UNALIGNED_DECODE on the decode kernels, a
-    tile pair's W rows counted once per pair (eighteenth session). `decode_prices`: the
-    decode kernels' prices instead of FILL_PRICE_DECODE (rs/ar: FUSED_FILL_PRICE_DECODE)."""
+    tile pair's W rows counted once per pair (eighteenth session). `decode_prices` /
+    `tile_price`: the decode kernels' prices instead of FILL_PRICE_DECODE, the tile
+    schedule's instead of FILL_PRICE_TILE (rs/ar: FUSED_FILL_PRICE_DECODE,
+    FUSED_FILL_PRICE_TILE)."""
     units, per_unit, slots = _fill_units(option, M, N, sm_budget, unaligned)
     cost = cdiv(max(units, 1), max(slots, 1)) * per_unit
     if not priced:
         return cost
-    return cost * _fill_price(option, decode_prices) * (FILL_PRICE_UNALIGNED_DECODE
-                                         if unaligned and option[0] == "swapab" else 1.0)
+    return cost * _fill_price(option, decode_prices, tile_price) * (
+        FILL_PRICE_UNALIGNED_DECODE if unaligned and option[0] == "swapab" else 1.0)
 
 
 def _fill_units(option: tuple[str, int, int], M: int, N: int, sm_budget: int,
@@ -1041,12 +1045,11 @@ def choose_fused_by_fill(M: int, N: int, mode: str, arch: str, sm_budget: int,
     needs more than one wave of them (N / 64 > sm_budget: FUSED_FILL_PAST_ONE_WAVE): of the
     default and the mode's wide decode kernels (cta_group 2, its token tiles from M's down to
     M / FILL_MAX_TOKEN_TILES) and, past one wave from M = FUSED_FILL_TILE_MIN_M, the tile
-    schedule (cta_group 2, each width dividing N), the cheapest under the wave-fill model (fill_cost at
-    FUSED_FILL_PRICE_DECODE / FUSED_FILL_PRICE_TILE; a tie keeps the default); None elsewhere
-    (the rules decide). Each
-    wide CTA pushes its token tile's rows and reduces them, so the exchange spreads over the
-    same CTAs as the GEMM. Only
-    where its 128-row W tiles divide N: the wide kernel past N (twelfth session) measured
+    schedule (cta_group 2, each width dividing N), the cheapest under the wave-fill model
+    (fill_cost at FUSED_FILL_PRICE_DECODE / FUSED_FILL_PRICE_TILE; a tie keeps the default);
+    None elsewhere (the rules decide). Each wide CTA pushes its token tile's rows and reduces
+    them, so the exchange spreads over the same CTAs as the GEMM. Only where its 128-row W
+    tiles divide N: the wide kernel past N (twelfth session) measured
     0.93x-0.94x (RS) and 1.05x-1.09x (AR) of cta_group 1 on two virtual ranks of one H200 (N
     2880, K 2048, M 256 / 512), and never across two GPUs, so rs/ar take it only from a tuning
     table or a fixed cta_group."""
@@ -1063,11 +1066,9 @@ def choose_fused_by_fill(M: int, N: int, mode: str, arch: str, sm_budget: int,
                         and N % swapab_w_rows(2) == 0]
     if M >= FUSED_FILL_TILE_MIN_M and tiles > sm_budget:
         opts += [("tile", bn, 2) for bn in tile_widths(N, arch, mode) if N % bn == 0]
-
-    def cost(option: tuple[str, int, int]) -> float:
-        return (fill_cost(option, M, N, sm_budget, decode_prices=FUSED_FILL_PRICE_DECODE)
-                * (FUSED_FILL_PRICE_TILE / FILL_PRICE_TILE if option[0] == "tile" else 1.0))
-    return min(opts, key=cost)
+    return min(opts, key=lambda o: fill_cost(o, M, N, sm_budget,
+                                             decode_prices=FUSED_FILL_PRICE_DECODE,
+                                             tile_price=FUSED_FILL_PRICE_TILE))
 
 
 #: default_should_run's bounds (see there).

@@ -257,8 +257,14 @@ def apply_l2_promotion(args) -> None:
         tma.L2_PROMOTION = args.l2_promotion
 
 
+def choice_name(choice: tuple[str, int, int]) -> str:
+    """A (schedule, bn, cta_group) written as a fixed choice (_FIXED): ('swapab', 64, 2) ->
+    swapab64c2."""
+    return f"{choice[0]}{choice[1]}c{choice[2]}"
+
+
 def label(choice) -> str:
-    return "dispatch" if choice is None else f"{choice[0]}{choice[1]}c{choice[2]}"
+    return "dispatch" if choice is None else choice_name(choice)
 
 
 def main(argv=None) -> int:

@@ -34,7 +34,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tools"))
 
 from arg_types import ints, shapes  # noqa: E402
-from choice_ab import _FIXED, MAX_RELERR  # noqa: E402
+from choice_ab import _FIXED, MAX_RELERR, choice_name  # noqa: E402
 
 
 def parse_choice(text: str) -> dict:
@@ -46,11 +46,6 @@ def parse_choice(text: str) -> dict:
     if not m:
         raise ValueError(f"unknown choice '{text}': default, or e.g. swapab64c2 / tile128c1")
     return dict(schedule=m.group(1), bn=int(m.group(2)), cta_group=int(m.group(3)))
-
-
-def choice_name(cand: tuple[str, int, int]) -> str:
-    """A (schedule, bn, cta_group) written as a fixed choice: ('swapab', 64, 2) -> swapab64c2."""
-    return f"{cand[0]}{cand[1]}c{cand[2]}"
 
 
 def expand_choices(choices: list[str], M: int, N: int, K: int, mode: str,
@@ -163,8 +158,7 @@ def _shape(args, rows: list, rng, tp: int, mode: str, N: int, K: int, max_m: int
                "best": best, "default_of_best": (us[best] / base) if base and best else None,
                "vs_default": {c: base / t for c, t in us.items()} if base else {}}
         rows.append(row)
-        # (a fixed choice the build lacks is recorded, not fatal; a wrong number is fatal)
-        wrong_any = wrong_any or any(not isinstance(v, str) for v in wrong.values())
+        wrong_any = wrong_any or bool(wrong)
         pick = (ran["default"]["variant"].split("_sm90a_")[-1] + f" g{ran['default']['grid']}"
                 if "default" in ran else "-")
         head = (f"{mode} tp={tp} N={N:5d} K={K:5d} M={M:4d} | default={base or 0:.1f}us [{pick}]"

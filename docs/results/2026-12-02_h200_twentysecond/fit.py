@@ -21,6 +21,9 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[2]))
+sys.path.insert(0, str(HERE.parents[2] / "tools"))
+sys.path.insert(0, str(HERE.parents[2] / "tools" / "probes"))
+from choice_ab import choice_name  # noqa: E402
 from codegen.runtime import dispatch  # noqa: E402
 
 ARCH = "sm_90a"
@@ -38,10 +41,6 @@ def rows_of(call: str) -> list[dict]:
         if f.name.startswith(("fused_cands", "held")):  # (call 3: held3_tp*)
             out += json.loads(f.read_text())
     return out
-
-
-def name(c) -> str:
-    return f"{c[0]}{c[1]}c{c[2]}"
 
 
 def default_of(M: int, N: int, mode: str) -> tuple[str, int, int]:
@@ -83,7 +82,7 @@ def score(rows: list[dict], rule) -> dict:
     by_m: dict[int, list[float]] = {}
     for r in rows:
         us = {k: v for k, v in r["us"].items() if k != "default"}
-        pick = name(rule(r["M"], r["N"], r["mode"], r["sm_budget"], max(x["M"] for x in rows
+        pick = choice_name(rule(r["M"], r["N"], r["mode"], r["sm_budget"], max(x["M"] for x in rows
                                                                           if x["tp"] == r["tp"])))
         if pick not in us:
             raise SystemExit(f"{pick} not timed at {r['mode']} N {r['N']} M {r['M']}")
