@@ -531,3 +531,23 @@ def test_weight_in_aligned_rows_edges():
     assert tp_linear.weight_in_aligned_rows(col_major) is col_major
     empty = torch.zeros(0, 100, dtype=torch.bfloat16)
     assert tp_linear.weight_in_aligned_rows(empty) is empty
+
+
+def test_context_copies_are_the_context_and_pickle_is_refused(gloo):
+    """copy.copy / copy.deepcopy of a TPContext return it (before: deepcopy raised "cannot pickle
+    ...ProcessGroup"); a deep-copied model keeps one context and its layers still take the fused
+    path; pickling one says why it cannot be."""
+    import copy
+    import pickle
+
+    ctx = make_ctx()
+    layer = RowParallelLinear(bf16(N, 64), ctx)
+    assert copy.copy(ctx) is ctx and copy.deepcopy(ctx) is ctx
+    held = copy.deepcopy({"ctx": ctx, "layer": layer})
+    assert held["ctx"] is ctx and held["layer"] is not layer
+    x = bf16(200, 64, seed=3)
+    y = held["layer"](x)
+    assert held["layer"].last_path == "fused"
+    torch.testing.assert_close(y.float(), x.float() @ layer.weight.float().t(), rtol=2e-2, atol=2e-2)
+    with pytest.raises(TypeError, match="TPContext cannot be pickled"):
+        pickle.dumps(ctx)

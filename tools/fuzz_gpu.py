@@ -43,8 +43,10 @@ def draw_case(rng: random.Random, arch: str = "sm_90a") -> dict:
     """One random configuration: mode, tp, N, K, max_M, fixed choices and the Ms to call."""
     mode = rng.choice(("none", "rs", "ar", "rs", "ar"))
     tp = rng.choice((2, 4, 8)) if mode != "none" else 1
-    # (23: N 2944, less 64 below 2880: a multiple of 160 and 192, not of 128; 40: 5120)
-    N = 128 * rng.choice((1, 2, 3, 5, 8, 9, 13, 16, 23, 25, 32, 40, 56))
+    # (23: N 2944, less 64 below 2880: a multiple of 160 and 192, not of 128; 40: 5120; 64 /
+    # 96 / 128: a model's hidden size 8192 / 12288 / 16384, past one wave of 64-row W tiles on a
+    # whole H200, not only on a virtual rank's share)
+    N = 128 * rng.choice((1, 2, 3, 5, 8, 9, 13, 16, 23, 25, 32, 40, 56, 64, 96, 128))
     K = 64 * rng.choice((1, 2, 3, 5, 7, 12, 16, 24, 36))
     if rng.random() < 0.25:
         # a K that is no multiple of the k-tile (any multiple of 8 runs: contract.K_MULTIPLE)
@@ -56,7 +58,7 @@ def draw_case(rng: random.Random, arch: str = "sm_90a") -> dict:
         # whose last tile reaches past N (the tile schedule, the wide decode kernels, splitkw and
         # splitk)
         N -= 8 * rng.randint(1, 7)
-    max_M = rng.choice((1, 7, 16, 33, 100, 128, 257, 512, 600, 1024, 2048))
+    max_M = rng.choice((1, 7, 16, 33, 100, 128, 257, 512, 600, 1024, 2048, 4096))
     schedule = bn = cta_group = None
     pick = rng.random()
     widths = contract.tile_widths(N, arch, mode)

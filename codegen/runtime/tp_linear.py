@@ -160,6 +160,23 @@ class TPContext:
     def fused_available(self) -> bool:
         return self.group is not None
 
+    # ---- copies: a context is shared, never copied ----------------------------------------
+    # It holds the process group, the symmetric group its peers map and the ops registered for
+    # its layers: a copy would talk to nobody. copy.copy / copy.deepcopy return the context
+    # itself (as Group does), so deep-copying a model or a dict that holds one keeps one context;
+    # pickle refuses it by name (before: "cannot pickle ...ProcessGroup object").
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        memo[id(self)] = self
+        return self
+
+    def __reduce__(self):
+        raise TypeError("a TPContext cannot be pickled: it holds this process's process group "
+                        "and symmetric buffers; construct it (collectively) in the process "
+                        "that uses it")
+
     # ---- collective helpers ---------------------------------------------------------------
     def agree(self, reason: str | None) -> str | None:
         """Every rank's reason joined, or None when no rank has one (collective)."""
