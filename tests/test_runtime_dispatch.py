@@ -379,6 +379,31 @@ def test_fused_fill_rule_past_one_wave(N, M, budget, pick):
         assert dispatch.choose_fused_by_fill(M, N, mode, "sm_90a", budget, 512) == pick
 
 
+@pytest.mark.parametrize("N,M,budget,tp,pick", [
+    # twenty-third session call 1 (two virtual ranks, 66 SMs each, N / 64 between one and two
+    # waves): the tile schedule the one-wave clause took ran 0.78-0.93 of the best in AR; the
+    # wide decode kernels were the best or within 4% (docs/results/2026-12-02_h200_twentythird)
+    (5120, 448, 66, 2, ("swapab", 160, 2)),
+    (8192, 448, 66, 2, ("swapab", 160, 2)),
+    # past two waves at two ranks the tile schedule stays (call 3 of the twenty-second session)
+    (12672, 384, 66, 2, ("tile", 192, 2)),
+    # at four ranks from one wave (twenty-third call 1: the tile schedule was the best, the
+    # wide decode kernel 0.76-0.85 of it)
+    (8192, 448, 33, 4, ("tile", 256, 2)),
+    (5120, 256, 33, 4, ("tile", 160, 2)),
+])
+def test_fused_fill_tile_clause_per_tp(N, M, budget, tp, pick):
+    """The tile schedule's clause starts past FUSED_FILL_TILE_MIN_WAVES of the default per TP:
+    two waves at two ranks, one elsewhere (and one without a TP)."""
+    assert dispatch.choose_fused_by_fill(M, N, "ar", "sm_90a", budget, 512, tp) == pick
+    waves = dispatch.FUSED_FILL_TILE_MIN_WAVES.get(tp, 1)
+    for N2 in range(128, 20000, 128):
+        for M2 in (200, 320, 512):
+            c = dispatch.choose_fused_by_fill(M2, N2, "rs", "sm_90a", budget, 512, tp)
+            if c is not None and c[0] == "tile":
+                assert N2 // dispatch.SWAPAB_BM > waves * budget, (N2, M2, c)
+
+
 def test_fused_fill_rule_bounds():
     """The rule stays out exactly where one wave of the default keeps 75% of the budget busy
     (what two H200s measured at N 7168), and weighs every N past one wave, at any M the decode

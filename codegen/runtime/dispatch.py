@@ -1036,15 +1036,24 @@ FUSED_FILL_PAST_ONE_WAVE = True
 #: call 4.
 FUSED_FILL_TILE_MIN_M = 200
 FUSED_FILL_PRICE_TILE = 0.9
+#: ... and only where N / 64 exceeds this many times the budget (waves of the default), per TP
+#: (others: 1). At two ranks the wide decode kernels' exchange (each CTA pushes its rows to one
+#: peer) is cheap enough that the tile schedule lost between one and two waves, all in AR
+#: (twenty-second session call 4 and twenty-third call 1, two virtual ranks of one H200, N
+#: 4992..8448, M 224..480: AR 0.78-0.96 of the wide decode kernel at 19 of 19 points, RS
+#: 0.88-1.05), and won from about two (N 8576..13312: 0.88-1.31, 1.10 geometric mean); at four
+#: and eight ranks it won from one wave (1.21 waves and up: 0.82-2.4, mostly > 1).
+FUSED_FILL_TILE_MIN_WAVES: dict[int, int] = {2: 2}
 
 
 def choose_fused_by_fill(M: int, N: int, mode: str, arch: str, sm_budget: int,
-                         land_rows: int) -> tuple[str, int, int] | None:
+                         land_rows: int, tp: int | None = None) -> tuple[str, int, int] | None:
     """(schedule, bn, cta_group) of an rs/ar call at decode size without a tuning table where
     the default decode kernel leaves SMs idle (N / 64 < FUSED_FILL_MAX_SHARE x sm_budget) or
     needs more than one wave of them (N / 64 > sm_budget: FUSED_FILL_PAST_ONE_WAVE): of the
     default and the mode's wide decode kernels (cta_group 2, its token tiles from M's down to
-    M / FILL_MAX_TOKEN_TILES) and, past one wave from M = FUSED_FILL_TILE_MIN_M, the tile
+    M / FILL_MAX_TOKEN_TILES) and, past FUSED_FILL_TILE_MIN_WAVES of `tp` (one wave when tp is
+    None) from M = FUSED_FILL_TILE_MIN_M, the tile
     schedule (cta_group 2, each width dividing N), the cheapest under the wave-fill model
     (fill_cost at FUSED_FILL_PRICE_DECODE / FUSED_FILL_PRICE_TILE; a tie keeps the default);
     None elsewhere (the rules decide). Each wide CTA pushes its token tile's rows and reduces
@@ -1064,7 +1073,7 @@ def choose_fused_by_fill(M: int, N: int, mode: str, arch: str, sm_budget: int,
     opts = [default] + [("swapab", bt, 2) for bt in token_tile_span(M, swapab_bns(arch, mode))
                         if decode_kernel_exists(arch, mode, bt, 2) and ("swapab", bt, 2) != default
                         and N % swapab_w_rows(2) == 0]
-    if M >= FUSED_FILL_TILE_MIN_M and tiles > sm_budget:
+    if M >= FUSED_FILL_TILE_MIN_M and tiles > FUSED_FILL_TILE_MIN_WAVES.get(tp, 1) * sm_budget:
         opts += [("tile", bn, 2) for bn in tile_widths(N, arch, mode) if N % bn == 0]
     return min(opts, key=lambda o: fill_cost(o, M, N, sm_budget,
                                              decode_prices=FUSED_FILL_PRICE_DECODE,

@@ -282,7 +282,7 @@ class GemmRsAr:
                                                        weight_aligned=w_on_lines)
             else:
                 by_fill = dispatch.choose_fused_by_fill(M, self.N, self.mode, self.arch,
-                                                        self.sm_budget, self.land_rows)
+                                                        self.sm_budget, self.land_rows, self.tp)
             if by_fill is not None:
                 return by_fill
         schedule = dispatch.choose_schedule(M, self.arch, self.land_rows, self._fixed_schedule(),

@@ -1,0 +1,88 @@
+#!/usr/bin/env python3
+"""Replays the twenty-third session's rs/ar dispatch scores offline (run from the repository
+root): every rule scored against every candidate of a point (fused_choice_ab.py --choices
+default,cands on virtual ranks of one H200) as the geometric mean of best / pick, per call, TP
+and M; over the twenty-second session's calls 1-4 and this session's calls.
+
+Rules: `dispatch` (the code checked out), `tile1` (the tile clause past one wave of the default
+at every TP: the twenty-second session's rule), `tile2` (only past two waves at every TP: the
+candidate that session left, fitted on its call 4), `tp2at2` (past two waves at TP 2, one
+elsewhere: dispatch.FUSED_FILL_TILE_MIN_WAVES = {2: 2}, fitted on the twenty-second session's
+calls 1-4 and this session's call 1), `notile` (no tile clause: the twenty-second's `prices`)."""
+from __future__ import annotations
+
+import importlib.util
+import json
+import tarfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+PREV = HERE.parent / "2026-12-02_h200_twentysecond" / "fit.py"
+spec = importlib.util.spec_from_file_location("fit22", PREV)
+fit22 = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(fit22)
+dispatch = fit22.dispatch
+choice_name = fit22.choice_name
+
+
+def rows_here(call: str) -> list[dict]:
+    d = HERE / call
+    if not (d / "r.tgz").exists():
+        return []
+    if not (d / "r").exists():
+        with tarfile.open(d / "r.tgz") as t:
+            t.extractall(d)
+    return [r for f in sorted((d / "r").glob("held*.json")) for r in json.loads(f.read_text())]
+
+
+def rule_of(waves: dict | None, tiles: bool = True):
+    """choose_fused_by_fill at FUSED_FILL_TILE_MIN_WAVES = `waves` (None: the checked-out one),
+    without the tile clause if not `tiles`; the default decode kernel where it returns None."""
+    def rule(M, N, mode, sb, land, tp):
+        saved = (dispatch.FUSED_FILL_TILE_MIN_WAVES, dispatch.FUSED_FILL_TILE_MIN_M)
+        if waves is not None:
+            dispatch.FUSED_FILL_TILE_MIN_WAVES = waves
+        if not tiles:
+            dispatch.FUSED_FILL_TILE_MIN_M = 1 << 30
+        try:
+            c = dispatch.choose_fused_by_fill(M, N, mode, fit22.ARCH, sb, land, tp)
+        finally:
+            dispatch.FUSED_FILL_TILE_MIN_WAVES, dispatch.FUSED_FILL_TILE_MIN_M = saved
+        return fit22.default_of(M, N, mode) if c is None else c
+    return rule
+
+
+RULES = {"dispatch": rule_of(None), "tile1": rule_of({}), "tile2": rule_of({2: 2, 4: 2, 8: 2}),
+         "tp2at2": rule_of({2: 2}), "notile": rule_of(None, tiles=False)}
+
+
+def score(rows: list[dict], rule) -> dict:
+    by_m: dict[int, list[float]] = {}
+    for r in rows:
+        us = {k: v for k, v in r["us"].items() if k != "default"}
+        land = max(x["M"] for x in rows if x["tp"] == r["tp"])
+        pick = choice_name(rule(r["M"], r["N"], r["mode"], r["sm_budget"], land, r["tp"]))
+        if pick not in us:
+            raise SystemExit(f"{pick} not timed at {r['mode']} N {r['N']} M {r['M']}")
+        by_m.setdefault(r["M"], []).append(min(us.values()) / us[pick])
+    return by_m
+
+
+def main() -> None:
+    calls = [(f"22/{c}", fit22.rows_of(c)) for c in ("call1", "call2", "call3", "call4")]
+    calls += [(f"23/{c}", rows_here(c)) for c in ("call1", "call2", "call3", "call4")]
+    for name, rows in calls:
+        if not rows:
+            continue
+        for tp in sorted({r["tp"] for r in rows}):
+            sub = [r for r in rows if r["tp"] == tp]
+            print(f"{name} tp={tp} ({len(sub)} points): best / pick, geometric mean [worst]")
+            for rname, rule in RULES.items():
+                by_m = score(sub, rule)
+                cells = "  ".join(f"M{M}={fit22.gm(v):.3f}" for M, v in sorted(by_m.items()))
+                allv = [x for v in by_m.values() for x in v]
+                print(f"  {rname:9s} all={fit22.gm(allv):.3f} [{min(allv):.3f}]  {cells}")
+
+
+if __name__ == "__main__":
+    main()
