@@ -19,6 +19,20 @@ import torch
 from codegen import contract
 
 from .push_table import push_table
+from .shared_instance import SharedInstance
+
+
+def check_group_shape(max_M: int, N: int, tp: int, mode: str, who: str = "") -> None:
+    """ValueError unless a group's buffers can be sized for (max_M, N, tp, mode): an rs / ar
+    mode, tp dividing 128, N a positive multiple of contract.N_MULTIPLE, max_M >= 1."""
+    if mode not in contract.COLLECTIVE_MODES:
+        raise ValueError(f"{who}mode must be 'rs' or 'ar', got {mode!r}")
+    if tp < 1 or 128 % tp:
+        raise ValueError(f"tp={tp}: must divide 128")
+    if N < contract.N_MULTIPLE or N % contract.N_MULTIPLE:
+        raise ValueError(f"N={N}: must be a positive multiple of {contract.N_MULTIPLE}")
+    if max_M < 1:
+        raise ValueError(f"max_M={max_M}: must be >= 1")
 
 
 @dataclass(frozen=True)
@@ -38,7 +52,7 @@ class SymmetricBuffer:
         return self.local.data_ptr()
 
 
-class Group(abc.ABC):
+class Group(SharedInstance, abc.ABC):
     """The ranks one op instance serves, with their buffers (see module docstring).
 
     Attributes every group sets: `tp`, `device` (torch.device with an index), `mode`
@@ -94,22 +108,12 @@ class Group(abc.ABC):
     def stream(self, rank: int) -> torch.cuda.Stream | None:
         """Stream to launch `rank` on; None means the caller's current stream."""
 
-    # ---- copies: a group is shared, never copied ------------------------------------------
-    # Its buffers are mapped by its peers (or, virtual, by every rank of this process), so a
-    # copy would be a group nobody else talks to. copy.copy / copy.deepcopy return the group
-    # itself, as GemmRsAr's copies share it (deep-copying a model whose modules hold a group
-    # keeps one group); pickle refuses it by name (before: "cannot pickle '_thread.lock'").
-    def __copy__(self):
-        return self
-
-    def __deepcopy__(self, memo):
-        memo[id(self)] = self
-        return self
-
-    def __reduce__(self):
-        raise TypeError(f"a {type(self).__name__} cannot be pickled: its buffers are mapped by "
-                        f"its peers (or its virtual ranks) in this process; build the group in "
-                        f"the process that uses it")
+    # ---- copies: a group is shared, never copied (SharedInstance) --------------------------
+    # (before: deepcopy raised "cannot pickle '_thread.lock'")
+    def pickle_refusal(self) -> str:
+        return (f"a {type(self).__name__} cannot be pickled: its buffers are mapped by its peers "
+                f"(or its virtual ranks) in this process; build the group in the process that "
+                f"uses it")
 
     @property
     def rows_pad(self) -> int:
@@ -192,14 +196,7 @@ class VirtualGroup(Group):
     """
 
     def __init__(self, tp: int, max_M: int, N: int, mode: str, device: int | str | torch.device = 0):
-        if mode not in contract.COLLECTIVE_MODES:
-            raise ValueError(f"VirtualGroup mode must be 'rs' or 'ar', got {mode!r}")
-        if tp < 1 or 128 % tp:
-            raise ValueError(f"tp={tp}: must divide 128")
-        if N < contract.N_MULTIPLE or N % contract.N_MULTIPLE:
-            raise ValueError(f"N={N}: must be a positive multiple of {contract.N_MULTIPLE}")
-        if max_M < 1:
-            raise ValueError(f"max_M={max_M}: must be >= 1")
+        check_group_shape(max_M, N, tp, mode, "VirtualGroup ")
         dev = torch.device("cuda", device) if isinstance(device, int) else torch.device(device)
         if dev.index is None:
             dev = torch.device("cuda", torch.cuda.current_device())

@@ -23,7 +23,7 @@ import torch
 from codegen import contract
 
 from .errors import InputError
-from .group import Group, SymmetricBuffer, _pinned_device_ptr
+from .group import Group, SymmetricBuffer, _pinned_device_ptr, check_group_shape
 from .push_table import push_table
 from .symm_env import enforce_no_multicast
 from .transport import multicast_unavailable_reason
@@ -59,14 +59,7 @@ def buffer_specs(max_M: int, N: int, tp: int, mode: str) -> list[BufferSpec]:
     BN fits), AR buffer [2, rows_pad, N] bf16 (mode 'ar' only), the decode landing buffer
     [2, tp, land_rows, N] bf16, error record i32[8] (pinned host memory, not symmetric).
     """
-    if mode not in contract.COLLECTIVE_MODES:
-        raise ValueError(f"mode must be 'rs' or 'ar', got {mode!r}")
-    if tp < 1 or 128 % tp:
-        raise ValueError(f"tp={tp}: must divide 128")
-    if N < contract.N_MULTIPLE or N % contract.N_MULTIPLE:
-        raise ValueError(f"N={N}: must be a positive multiple of {contract.N_MULTIPLE}")
-    if max_M < 1:
-        raise ValueError(f"max_M={max_M}: must be >= 1")
+    check_group_shape(max_M, N, tp, mode)
     rp = contract.rows_pad(max_M)
     specs = [BufferSpec("workspace", (2, contract.workspace_rows(rp, tp), N), "bfloat16", True),
              BufferSpec("flags", (contract.flag_words(max_M, N, tp),), "int64", True)]

@@ -47,6 +47,7 @@ from codegen.spec import SpecError
 from . import torch_ops
 from .errors import CacheMissError, InputError
 from .fallback import agree_on_reason
+from .shared_instance import SharedInstance
 from .transport import transport_choice
 from .tuning import TuningError
 
@@ -86,7 +87,7 @@ def should_run_runs(should_run: Callable[[torch.Tensor], bool], max_M: int,
     return tuple(runs)
 
 
-class TPContext:
+class TPContext(SharedInstance):
     """One tensor-parallel group for every RowParallelLinear with this (N, mode).
 
     Args:
@@ -160,22 +161,12 @@ class TPContext:
     def fused_available(self) -> bool:
         return self.group is not None
 
-    # ---- copies: a context is shared, never copied ----------------------------------------
+    # ---- copies: a context is shared, never copied (SharedInstance) ------------------------
     # It holds the process group, the symmetric group its peers map and the ops registered for
-    # its layers: a copy would talk to nobody. copy.copy / copy.deepcopy return the context
-    # itself (as Group does), so deep-copying a model or a dict that holds one keeps one context;
-    # pickle refuses it by name (before: "cannot pickle ...ProcessGroup object").
-    def __copy__(self):
-        return self
-
-    def __deepcopy__(self, memo):
-        memo[id(self)] = self
-        return self
-
-    def __reduce__(self):
-        raise TypeError("a TPContext cannot be pickled: it holds this process's process group "
-                        "and symmetric buffers; construct it (collectively) in the process "
-                        "that uses it")
+    # its layers (before: deepcopy raised "cannot pickle ...ProcessGroup object").
+    def pickle_refusal(self) -> str:
+        return ("a TPContext cannot be pickled: it holds this process's process group and "
+                "symmetric buffers; construct it (collectively) in the process that uses it")
 
     # ---- collective helpers ---------------------------------------------------------------
     def agree(self, reason: str | None) -> str | None:

@@ -19,6 +19,10 @@
 # handoff without its GPU-wide fences, rs/ar's too). Eighteenth: no kernel changed (mode none's
 # dispatch only). The checkout's tracked files are ~35 MB now
 # (the largest trace JSONs gzipped), so cache_tp2 has ~29 MB of room.
+# Twenty-second / twenty-third sessions: `widen` added (rs/ar's fill rule past one wave of the
+# default: N 12288 / 16384 at 132 SMs, where the default decode kernel runs a second wave of W
+# tiles; the rule takes the wide decode kernels at rs/ar's own prices there, virtual ranks only
+# so far). No kernel changed since the seventeenth session's rebuild.
 # Replaces the fourth session's next_x2.sh (never run; removed: same `large` and `smalln`, here
 # with `check` and `splitk` added). Build here first (CPU, ~2 min), narrowed so the carry stays
 # under 64 MiB with the checkout (~37 MB), cubins only:
@@ -38,6 +42,7 @@
 #   bash docs/results/2026-12-01_h200_splitk/next_x2.sh smalln   (~4 min: fused decode at N 4096)
 #   bash docs/results/2026-12-01_h200_splitk/next_x2.sh ragged   (~6 min: rs/ar wide kernel past N, tiles past N, widths)
 #   bash docs/results/2026-12-01_h200_splitk/next_x2.sh large    (~8 min: issue 10, 3 builds A/B)
+#   bash docs/results/2026-12-01_h200_splitk/next_x2.sh widen    (~6 min: rs/ar past one wave, N 12288 / 16384)
 # `splitk` asks whether rs/ar want mode none's K split at small N (mode none: 1.03x-2.68x at N
 # <= 3072, K >= 3072; BENCHMARKS.md fifth session): N 2048 (a 2B-class model's hidden size), K
 # per rank 4096 / 8192, the dispatch (one 64-row W tile per CTA: 32 CTAs) against splitk with
@@ -110,12 +115,25 @@ case "${1:-}" in
         --ms 600,1024,2048,8192 --rounds 3 $fix --json $R/w14_$tag.json > $R/w14_$tag.txt 2>&1
       echo "w14 $tag rc=$? $(( $(date +%s)-T0 ))s"; grep -E "^\s+(rs|ar) " $R/w14_$tag.txt | cut -c1-110
     done ;;
+  widen)
+    # N 12288 (Mistral Large 2's hidden size) / 16384 (Llama-3 405B's), K per rank at TP2: the
+    # rule's pick against the default it replaced (cta_group 1: one 64-row W tile per CTA, 192 /
+    # 256 of them on 132 SMs) and against the unfused paths. If the old default wins on the
+    # link, set dispatch.FUSED_FILL_PAST_ONE_WAVE False.
+    for fix in "" "--schedule swapab --cta-group 1"; do
+      tag=$(echo "${fix:-dispatch}" | tr -d ' -' )
+      for nk in 12288:3072,14336 16384:4096,6656; do
+        timeout 150 $TR tools/bench_multi_gpu.py --modes rs,ar --n ${nk%%:*} --ks ${nk#*:} \
+          --ms 16,64,128,256,512 --rounds 3 $fix --json $R/widen_${tag}_${nk%%:*}.json > $R/widen_${tag}_${nk%%:*}.txt 2>&1
+        echo "widen $tag N ${nk%%:*} rc=$? $(( $(date +%s)-T0 ))s"; grep -E "^\s+(rs|ar) " $R/widen_${tag}_${nk%%:*}.txt | cut -c1-110
+      done
+    done ;;
   large)
     timeout 570 python3 tools/ab_time.py --side new=cache_tp2 --side prev=cache_tp2/ab_prev \
       --side old=cache_tp2/ab_old --reps 2 --timeout 90 --out $R/large -- $TR \
       tools/bench_multi_gpu.py --modes rs,ar --ms 2048,8192,32768 --ks 768,2304 --link-mib 512 \
       --replays 10 --no-ours-gemm --schedule tile --json {json}
     echo "large-M done $(( $(date +%s)-T0 ))s" ;;
-  *) echo "next_x2.sh: say check, decode, splitk, smalln, ragged or large" >&2; exit 64 ;;
+  *) echo "next_x2.sh: say check, decode, splitk, smalln, ragged, widen or large" >&2; exit 64 ;;
 esac
 cd $OUT && tar czf r.tgz r && rm -rf r

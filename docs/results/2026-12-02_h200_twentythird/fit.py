@@ -68,20 +68,31 @@ def score(rows: list[dict], rule) -> dict:
     return by_m
 
 
+def moved(rows: list[dict], old, new) -> None:
+    """The points where `new` picks otherwise than `old`: per mode, the geometric mean of
+    old's time / new's (> 1: new faster) and its range."""
+    for mode in ("rs", "ar"):
+        ratios = []
+        for r in rows:
+            if r["mode"] != mode:
+                continue
+            land = max(x["M"] for x in rows if x["tp"] == r["tp"])
+            a, b = (choice_name(f(r["M"], r["N"], mode, r["sm_budget"], land, r["tp"]))
+                    for f in (old, new))
+            if a != b:
+                ratios.append(r["us"][a] / r["us"][b])
+        if ratios:
+            print(f"  {mode}: {len(ratios)} moved, new / old speed {fit22.gm(ratios):.3f} "
+                  f"({min(ratios):.2f}..{max(ratios):.2f})")
+
+
 def main() -> None:
     calls = [(f"22/{c}", fit22.rows_of(c)) for c in ("call1", "call2", "call3", "call4")]
     calls += [(f"23/{c}", rows_here(c)) for c in ("call1", "call2", "call3", "call4")]
     for name, rows in calls:
-        if not rows:
-            continue
-        for tp in sorted({r["tp"] for r in rows}):
-            sub = [r for r in rows if r["tp"] == tp]
-            print(f"{name} tp={tp} ({len(sub)} points): best / pick, geometric mean [worst]")
-            for rname, rule in RULES.items():
-                by_m = score(sub, rule)
-                cells = "  ".join(f"M{M}={fit22.gm(v):.3f}" for M, v in sorted(by_m.items()))
-                allv = [x for v in by_m.values() for x in v]
-                print(f"  {rname:9s} all={fit22.gm(allv):.3f} [{min(allv):.3f}]  {cells}")
+        fit22.report(name, rows, RULES, score)
+    print("23/call2 (held out), tp2at2 against tile1 where they differ:")
+    moved(rows_here("call2"), RULES["tile1"], RULES["tp2at2"])
 
 
 if __name__ == "__main__":
