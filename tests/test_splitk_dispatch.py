@@ -132,10 +132,15 @@ def test_grid_holds_only_resident_clusters():
     (2560, 2240, 100, None),                 # clusters of 2 past M 64 below 36 k-tiles: not
                                              # measured (at 36: 0.91x-0.93x torch.mm, 1.04x-1.12x)
     (3072, 2368, 200, None),                 # the spread clause keeps K > 2752
-    # past 56 W tiles (N 3648..4096) from 56 k-tiles (tenth session: 1.047x over 64 points)
+    # past 56 W tiles (N 3648..4096) from 56 k-tiles (tenth session: 1.047x over 64 points)...
     (4096, 4608, 32, ("splitk", 32, 2)),     # 1.14x
     (3712, 3584, 1, ("splitk", 16, 2)),      # 1.13x
-    (4096, 2816, 16, None),                  # 0.94x
+    # ...from 32 since the twenty-third session (the cheaper handoff: 1.02x-1.23x per K and M
+    # at 32..55 k-tiles; the tenth session's 0.94x here was against the old handoff)
+    (4096, 2816, 16, ("splitk", 16, 2)),     # 1.06x-1.09x (K 2560 / 3072)
+    (4096, 2048, 32, ("splitk", 32, 2)),     # 1.20x
+    (3840, 2560, 64, ("splitk", 64, 2)),     # 1.04x
+    (4096, 1792, 32, None),                  # 28 k-tiles: 1.11x at M 32 but 0.95x-1.00x at 64
     (4160, 14336, 16, None),                 # 65 W tiles: more than 64
     # two token tiles of 128 (until the sixth session at M 129..192 too; now one token tile of
     # 160 / 192 covers them); since the seventh session the mode-none kernels spread the

@@ -586,8 +586,13 @@ SPLITK_MIN_K_TILES = {2: 20, 4: 32}
 #: against the decode kernel: from K 3584 geometric mean 1.047x (64 points, 0.95x-1.23x; at K
 #: 7168 0.95x-1.04x), at K 2816 0.94x-1.08x. Held out at 6 random shapes (N 3648..3840, K
 #: 4024..16280, 18 points): 1.115x the decode kernel (0.99x-1.23x).
+#: Twenty-third session (the seventeenth session's cheaper handoff; one H200, the worse of warm
+#: and cold; N 3712 / 3840 / 3968 / 4096 x K 1280..3520 x M 1 / 16 / 32 / 64, clusters of 2 at
+#: M's token tile against the dispatch): from 32 k-tiles splitk won at every M (geometric means
+#: per K and M 1.02x-1.23x, worst point 1.00x), below it at M <= 32 mostly (0.98x-1.14x) but lost
+#: at M 64 (0.95x-1.00x): the bound went from 56 k-tiles to 32 (K > 1984).
 SPLITK_WIDE_MAX_W_TILES = 64
-SPLITK_WIDE_MIN_K_TILES = 56
+SPLITK_WIDE_MIN_K_TILES = 32
 SPLITK_SPREAD_MIN_K_TILES = 25   # ... for the spread clause (K > 1536; before: 44)
 SPLITK_MAX_M = {4: 192, 2: 64}   # per cluster size (4: 128 until token tiles 160 / 192)
 #: ... and clusters of 2 up to M = 128 (token tile 128) where K has at least

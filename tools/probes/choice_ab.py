@@ -28,7 +28,8 @@ eighteenth session's model of rows that are not 128-byte lines), `fill19` (the o
 without the twentieth session's L2-traffic model of such rows), `tile19` (the op's own choice
 with the tile schedule's cta_group 1 priced as before the twentieth session on aligned rows),
 `splitk20` (the op's own choice with choose_splitk's clusters of 2 first off the lines at every
-M, as before the twenty-first session),
+M, as before the twenty-first session), `splitkwide22` (the op's own choice with splitk at N
+3648..4096 from 56 k-tiles, as before the twenty-third session),
 `splitk-c2` / `splitk-c4` (the splitk schedule
 at M's token tile, dispatch.splitk_default, with that cluster size), or a fixed choice written
 `swapab64c2`, `swapab112c3`, `tile224c1`, `splitk32c4`. Every path's output is checked against an fp32 reference first (output poisoned
@@ -139,7 +140,8 @@ OP_RULES = {"bounds16": BOUNDS16,
             "fill19": {"UNALIGNED_MODEL": False},
             "splitk20": {"UNALIGNED_SPLITK_FIRST_MAX_M": {2: 512, 4: 512}},
             "lines20": {"WEIGHT_ON_LINES_RULE": False},
-            "relaidsplitkw": {"WEIGHT_ON_LINES_SPLITKW": True}}
+            "relaidsplitkw": {"WEIGHT_ON_LINES_SPLITKW": True},
+            "splitkwide22": {"SPLITK_WIDE_MIN_K_TILES": 56}}
 
 
 def earlier_choice(rule: str, op_choice, M: int) -> tuple[str, int, int]:
