@@ -253,3 +253,64 @@ def test_splitk_spread_clause(N, K, M, want):
         assert dispatch.choose_splitk(M, N, K, "sm_90a", 132, {2: pairs - 1}) is None
         assert dispatch.choose_splitk(M, N, K, "sm_90a", 132, dict(H200_SLOTS), spread=False) is None
         assert not contract.splitk_spread("sm_100a", "none")
+
+
+# ---- rs/ar: splitk in the fused fill rule (twenty-third session) ----------------------------
+#: clusters of 2 / 4 one rank holds at once: an H200's (66 / 30) shared by two / four virtual ranks
+VIRTUAL_SLOTS = {2: {2: 33, 4: 15}, 4: {2: 16, 4: 7}}
+
+
+@pytest.mark.parametrize("tp,N,K,M,want", [
+    # call 6 (two virtual ranks, 66 SMs each; the best candidate of every one timed): splitk in
+    # clusters of 2 where 2 x N / 64 CTAs fit one wave (the default ran 0.64-0.96 of it)
+    (2, 1024, 8192, 16, ("splitk", 16, 2)),
+    (2, 1536, 2560, 64, ("splitk", 64, 2)),
+    (2, 2048, 4096, 128, ("splitk", 128, 2)),   # 64 k-tiles: up to M 128 (SPLITK_LONG_K_MAX_M)
+    (2, 2048, 1536, 1, ("splitk", 16, 2)),
+    # four virtual ranks (33 SMs each): N 768 (12 W tiles: 24 CTAs) took splitk (0.76-0.88)...
+    (4, 768, 4096, 64, ("splitk", 64, 2)),
+    # ...N 1152 (18 W tiles: 36 CTAs, more than 33) and N 2560 on two ranks (40 W tiles: 80 CTAs)
+    # kept the default, the best there
+    (4, 1152, 4096, 16, None),
+    (2, 2560, 8192, 64, None),
+    # K below SPLITK_MIN_K_TILES (20 k-tiles): not measured with splitk in rs/ar
+    (2, 1024, 1024, 16, None),
+])
+def test_fused_fill_rule_takes_splitk(tp, N, K, M, want):
+    budget = 132 // tp
+    for mode in ("rs", "ar"):
+        got = dispatch.choose_fused_by_fill(M, N, mode, "sm_90a", budget, 512, tp, K=K,
+                                            cluster_slots=VIRTUAL_SLOTS[tp])
+        without = dispatch.choose_fused_by_fill(M, N, mode, "sm_90a", budget, 512, tp)
+        assert got == (want or without), (mode, got)
+        if want is None:
+            assert got is None or got[0] != "splitk"
+
+
+def test_fused_splitk_bounds():
+    """rs/ar's splitk picks are kernels the mode has (token tiles up to 128, clusters that fit
+    the rank's share of the device), never past one wave of W tiles or without the slots."""
+    for tp, slots in VIRTUAL_SLOTS.items():
+        budget = 132 // tp
+        for N in range(64, 6000, 64):
+            for K in (1024, 1280, 2048, 4096, 9000):
+                for M in (1, 16, 64, 100, 128, 129, 192, 256):
+                    c = dispatch.choose_fused_by_fill(M, N, "ar", "sm_90a", budget, 512, tp, K=K,
+                                                      cluster_slots=slots)
+                    if c is None or c[0] != "splitk":
+                        continue
+                    assert c[1] in contract.splitk_bns("sm_90a", "ar") and M <= c[1], (N, K, M, c)
+                    assert -(-N // 64) <= slots[c[2]], (N, K, M, c)
+                    assert dispatch.k_tiles_of(K) >= dispatch.SPLITK_MIN_K_TILES[c[2]]
+    # no slots (no GPU, a cache without the kernels) or the switch off: never splitk
+    assert dispatch.choose_fused_by_fill(16, 1024, "rs", "sm_90a", 66, 512, 2, K=8192)[0] != "splitk"
+    saved = dispatch.FUSED_SPLITK
+    dispatch.FUSED_SPLITK = False
+    try:
+        assert dispatch.choose_fused_by_fill(16, 1024, "rs", "sm_90a", 66, 512, 2, K=8192,
+                                             cluster_slots={2: 33})[0] != "splitk"
+    finally:
+        dispatch.FUSED_SPLITK = saved
+    # sm_100a has no fill rule
+    assert dispatch.choose_fused_by_fill(16, 1024, "rs", "sm_100a", 74, 512, 2, K=8192,
+                                         cluster_slots={2: 33}) is None

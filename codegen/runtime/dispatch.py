@@ -632,17 +632,20 @@ def splitk_max_m(ks: int, k_tiles: int) -> int:
 
 
 def choose_splitk(M: int, N: int, K: int, arch: str, sm_budget: int,
-                  cluster_slots: dict[int, int], spread: bool = True
+                  cluster_slots: dict[int, int], spread: bool = True, mode: str = "none"
                   ) -> tuple[str, int, int] | None:
     """The splitk choice of the wave-fill rule, or None where it does not pay (see above): M's
     token tile with the largest cluster size the op can load (`cluster_slots`: cluster size ->
-    clusters the device holds at once) whose clusters cover every W tile in one wave and whose
-    K has that size's SPLITK_MIN_K_TILES k-tiles, for M up to splitk_max_m;
-    past it, where the kernels spread their token tiles (`spread` False: never, for probes),
+    clusters the device holds at once, for this rank) whose clusters cover every W tile in one
+    wave and whose K has that size's SPLITK_MIN_K_TILES k-tiles, for M up to splitk_max_m (and
+    the mode's largest splitk token tile);
+    past it, where the kernels spread their token tiles (`spread` False: never, for probes; the
+    mode's kernels must spread: mode none on sm_90a),
     clusters of SPLITK_SPREAD_FIRST_KS (before the one-token-tile choice) or SPLITK_SPREAD_KS
     (after it) at token tile SPLITK_SPREAD_BT where they give every (W tile, token tile) pair
-    one at once."""
+    one at once. rs/ar (FUSED_SPLITK) call it with their `mode`."""
     tiles, k_tiles = cdiv(N, SWAPAB_BM), k_tiles_of(K)
+    bns = splitk_bns(arch, mode)
     if arch not in SCHEDULE_ARCHS.get("splitk", ()) or tiles > SPLITK_WIDE_MAX_W_TILES or (
             tiles > SPLITK_MAX_W_TILES and k_tiles < SPLITK_WIDE_MIN_K_TILES):
         return None
@@ -651,15 +654,15 @@ def choose_splitk(M: int, N: int, K: int, arch: str, sm_budget: int,
     bt = SPLITK_SPREAD_BT
 
     def spreads(ks: int | None) -> bool:
-        return (ks is not None and spread and splitk_spread(arch, "none")
+        return (ks is not None and spread and splitk_spread(arch, mode)
                 and bt < M <= SWAPAB_MAX_ROWS and k_tiles >= SPLITK_SPREAD_MIN_K_TILES
-                and splitk_units(M, N, bt, arch, "none") <= room.get(ks, 0))
+                and splitk_units(M, N, bt, arch, mode) <= room.get(ks, 0))
 
     if spreads(SPLITK_SPREAD_FIRST_KS):
         return "splitk", bt, SPLITK_SPREAD_FIRST_KS
     fits = [ks for ks, clusters in room.items() if tiles <= clusters]
-    if fits and M <= splitk_max_m(max(fits), k_tiles):
-        return "splitk", swapab_token_tile(M, None, splitk_bns(arch, "none")), max(fits)
+    if bns and fits and M <= min(splitk_max_m(max(fits), k_tiles), bns[-1]):
+        return "splitk", swapab_token_tile(M, None, bns), max(fits)
     if spreads(SPLITK_SPREAD_KS):
         return "splitk", bt, SPLITK_SPREAD_KS
     return None
@@ -1051,8 +1054,23 @@ FUSED_FILL_PRICE_TILE = 0.9
 FUSED_FILL_TILE_MIN_WAVES: dict[int, int] = {2: 2}
 
 
+#: rs/ar's fill rule takes the splitk schedule first where choose_splitk has a choice (its mode
+#: none bounds: clusters covering every 64-row W tile in one wave, K long enough), given the
+#: clusters of the mode's splitk kernels this rank holds at once (op.splitk_slots: the device's,
+#: shared by the virtual ranks on it). Twenty-third session call 6 (two / four virtual ranks of
+#: one H200, every candidate timed; N 768..2560, K 1536..8192, M 1..128, rs and ar): the default
+#: ran 0.874 of the best candidate (0.64 at worst: N 1024 K 8192), the rule with splitk 0.998;
+#: where a cluster of 2 per W tile did not fit one wave (N 2560 on 66 SMs, N 1152 on 33) the
+#: default stayed the best. The exchange is the decode kernels' own (templates/decode_exchange,
+#: run across two H200s by swapab); the rs/ar splitk kernels themselves never ran across two
+#: GPUs.
+FUSED_SPLITK = True
+
+
 def choose_fused_by_fill(M: int, N: int, mode: str, arch: str, sm_budget: int,
-                         land_rows: int, tp: int | None = None) -> tuple[str, int, int] | None:
+                         land_rows: int, tp: int | None = None, K: int | None = None,
+                         cluster_slots: dict[int, int] | None = None
+                         ) -> tuple[str, int, int] | None:
     """(schedule, bn, cta_group) of an rs/ar call at decode size without a tuning table where
     the default decode kernel leaves SMs idle (N / 64 < FUSED_FILL_MAX_SHARE x sm_budget) or
     needs more than one wave of them (N / 64 > sm_budget: FUSED_FILL_PAST_ONE_WAVE): of the
@@ -1061,7 +1079,8 @@ def choose_fused_by_fill(M: int, N: int, mode: str, arch: str, sm_budget: int,
     None) from M = FUSED_FILL_TILE_MIN_M, the tile
     schedule (cta_group 2, each width dividing N), the cheapest under the wave-fill model
     (fill_cost at FUSED_FILL_PRICE_DECODE / FUSED_FILL_PRICE_TILE; a tie keeps the default);
-    None elsewhere (the rules decide). Each wide CTA pushes its token tile's rows and reduces
+    before those, given K and the splitk kernels' `cluster_slots` (FUSED_SPLITK),
+    choose_splitk's choice; None elsewhere (the rules decide). Each wide CTA pushes its token tile's rows and reduces
     them, so the exchange spreads over the same CTAs as the GEMM. Only where its 128-row W
     tiles divide N: the wide kernel past N (twelfth session) measured
     0.93x-0.94x (RS) and 1.05x-1.09x (AR) of cta_group 1 on two virtual ranks of one H200 (N
@@ -1073,6 +1092,11 @@ def choose_fused_by_fill(M: int, N: int, mode: str, arch: str, sm_budget: int,
     if (mode not in ("rs", "ar") or not fill_rule_applies(arch)
             or choose_schedule(M, arch, land_rows, None, mode) != "swapab" or one_wave):
         return None
+    if (FUSED_SPLITK and K is not None and cluster_slots
+            and decode_fits_n(N, min(SPLITK_CTA_GROUPS), arch, "splitk", mode)):
+        split = choose_splitk(M, N, K, arch, sm_budget, cluster_slots, spread=False, mode=mode)
+        if split is not None:
+            return split
     default = ("swapab", swapab_default_token_tile(M, mode, arch=arch),
                swapab_cta_group(None, M, mode, arch, N))
     opts = [default] + [("swapab", bt, 2) for bt in token_tile_span(M, swapab_bns(arch, mode))

@@ -282,7 +282,9 @@ class GemmRsAr:
                                                        weight_aligned=w_on_lines)
             else:
                 by_fill = dispatch.choose_fused_by_fill(M, self.N, self.mode, self.arch,
-                                                        self.sm_budget, self.land_rows, self.tp)
+                                                        self.sm_budget, self.land_rows, self.tp,
+                                                        K=self.K,
+                                                        cluster_slots=self.splitk_slots())
             if by_fill is not None:
                 return by_fill
         schedule = dispatch.choose_schedule(M, self.arch, self.land_rows, self._fixed_schedule(),
@@ -373,10 +375,11 @@ class GemmRsAr:
 
     # ---- kernels ----------------------------------------------------------------------------
     def splitk_slots(self) -> dict[int, int]:
-        """{cluster size: clusters of it the device holds at once} of the mode-none splitk
-        kernels this op can load (LoadedKernel.max_active_clusters), which the wave-fill rule
-        weighs; empty where it can load none (no GPU, another arch, a cache built before them,
-        or a manifest without them), so the rule never picks a kernel that is not there."""
+        """{cluster size: clusters of it the device holds at once (rs/ar: this rank's share)} of
+        the mode's splitk kernels this op can load (LoadedKernel.max_active_clusters), which the
+        wave-fill rule weighs; empty where it can load none (no GPU, another arch, a cache built
+        before them, or a manifest without them), so the rule never picks a kernel that is not
+        there."""
         return self._cluster_slots("splitk")
 
     def splitkw_slots(self) -> dict[int, int]:
@@ -388,20 +391,25 @@ class GemmRsAr:
         return self._cluster_slots("swapabx")
 
     def _cluster_slots(self, schedule: str) -> dict[int, int]:
-        """splitk_slots / splitkw_slots / swapabx_slots: found once per op, from the kernel of each cluster size
-        at the schedule's first token tile."""
+        """splitk_slots / splitkw_slots / swapabx_slots: found once per op, from the kernel of
+        each cluster size at the schedule's first token tile; rs/ar (splitk only): the mode's
+        kernel, its clusters shared by the ranks this process drives on the device (a
+        VirtualGroup's tp; one rank per GPU: all of them)."""
         if schedule not in self._slots:
             slots = {}
-            if (self.mode == "none" and torch.cuda.is_available()
+            fused = self.mode != "none"
+            if ((not fused or schedule == "splitk") and torch.cuda.is_available()
                     and self.arch in contract.SCHEDULE_ARCHS[schedule]
                     and dispatch.fill_rule_applies(self.arch)):
-                bt = contract.schedule_bns(self.arch, "none", schedule)[0]
-                for ks in contract.schedule_cta_groups(self.arch, schedule):
-                    v = Variant(self.arch, "none", None, bt, ks, None, schedule=schedule)
+                bns = contract.schedule_bns(self.arch, self.mode, schedule)
+                for ks in contract.schedule_cta_groups(self.arch, schedule) if bns else ():
+                    v = Variant(self.arch, self.mode, self.transport if fused else None, bns[0],
+                                ks, self.tp if fused else None, schedule=schedule)
                     try:
-                        slots[ks] = self.kernel(v).max_active_clusters
+                        held = self.kernel(v).max_active_clusters
                     except (CacheMissError, DriverError):
                         continue
+                    slots[ks] = held // len(self.local_ranks) if fused else held
             self._slots[schedule] = slots
         return self._slots[schedule]
 

@@ -32,7 +32,8 @@ def rows_here(call: str) -> list[dict]:
     if not (d / "r").exists():
         with tarfile.open(d / "r.tgz") as t:
             t.extractall(d)
-    return [r for f in sorted((d / "r").glob("held*.json")) for r in json.loads(f.read_text())]
+    return [r for f in sorted((d / "r").glob("held*.json")) for r in json.loads(f.read_text())
+            if "tp" in r]   # (call 5's held_splitk.json: mode none, choice_ab's rows)
 
 
 def rule_of(waves: dict | None, tiles: bool = True):
@@ -86,6 +87,47 @@ def moved(rows: list[dict], old, new) -> None:
                   f"({min(ratios):.2f}..{max(ratios):.2f})")
 
 
+#: clusters of 2 / 4 one rank holds at once (op.splitk_slots): an H200's 66 / 30, shared by the
+#: virtual ranks on it
+SLOTS = {2: {2: 33, 4: 15}, 4: {2: 16, 4: 7}, 8: {2: 8, 4: 3}}
+
+
+def splitk_rule(on: bool):
+    """The checked-out rule with (dispatch.FUSED_SPLITK) or without rs/ar's splitk clause, given
+    K and each TP's cluster slots."""
+    def rule(r):
+        saved = dispatch.FUSED_SPLITK
+        dispatch.FUSED_SPLITK = on
+        try:
+            c = dispatch.choose_fused_by_fill(r["M"], r["N"], r["mode"], fit22.ARCH, r["sm_budget"],
+                                              128, r["tp"], K=r["K"], cluster_slots=SLOTS[r["tp"]])
+        finally:
+            dispatch.FUSED_SPLITK = saved
+        return fit22.default_of(r["M"], r["N"], r["mode"]) if c is None else c
+    return rule
+
+
+def splitk_report(call: str) -> None:
+    """Call 6 / 7 (rs/ar splitk): each rule's best / pick per TP and N, and the moved points."""
+    rows = rows_here(call) + [r for f in sorted((HERE / call / "r").glob("sk_*.json"))
+                              for r in json.loads(f.read_text())]
+    if not rows:
+        return
+    for name, rule in (("without splitk", splitk_rule(False)), ("with splitk", splitk_rule(True))):
+        by: dict = {}
+        for r in rows:
+            us = {k: v for k, v in r["us"].items() if k != "default"}
+            by.setdefault((r["tp"], r["N"]), []).append(min(us.values()) / us[choice_name(rule(r))])
+        allv = [x for v in by.values() for x in v]
+        print(f"  {name:15s} all={fit22.gm(allv):.3f} [{min(allv):.3f}]  "
+              + "  ".join(f"tp{tp}/N{N}={fit22.gm(v):.3f}" for (tp, N), v in sorted(by.items())))
+    ratios = [r["us"][choice_name(splitk_rule(False)(r))] / r["us"][choice_name(splitk_rule(True)(r))]
+              for r in rows if splitk_rule(False)(r) != splitk_rule(True)(r)]
+    if ratios:
+        print(f"  moved {len(ratios)} of {len(rows)}: with / without speed {fit22.gm(ratios):.3f} "
+              f"({min(ratios):.2f}..{max(ratios):.2f})")
+
+
 def main() -> None:
     calls = [(f"22/{c}", fit22.rows_of(c)) for c in ("call1", "call2", "call3", "call4")]
     calls += [(f"23/{c}", rows_here(c)) for c in ("call1", "call2", "call3", "call4")]
@@ -93,6 +135,9 @@ def main() -> None:
         fit22.report(name, rows, RULES, score)
     print("23/call2 (held out), tp2at2 against tile1 where they differ:")
     moved(rows_here("call2"), RULES["tile1"], RULES["tp2at2"])
+    for call, what in (("call6", "fit"), ("call7", "held out")):
+        print(f"23/{call} ({what}): rs/ar's splitk clause (dispatch.FUSED_SPLITK)")
+        splitk_report(call)
 
 
 if __name__ == "__main__":
