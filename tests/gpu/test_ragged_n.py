@@ -164,18 +164,23 @@ def test_fused_n_not_a_multiple_of_128(tp, mode, schedule):
         for M in DECODE_MS + DECODE_MS[::-1]:
             xs, ws, outs = run_poisoned(op, tp, M, N, K)
             op.synchronize()
+            check_outputs(mode, outs, xs, ws, f"{mode} tp={tp} N={N} M={M} {schedule}")
             # (no table: the default decode kernel, or past one wave of the budget from M 200
-            # the tile schedule at a width dividing N (dispatch.FUSED_FILL_TILE_MIN_M); the
+            # the tile schedule at a width dividing N (dispatch.FUSED_FILL_TILE_MIN_M), or where
+            # a cluster per 64-row W tile fits the rank's share of the device splitk
+            # (dispatch.FUSED_SPLITK, twenty-third session: N 1088 K 2048 on two ranks); the
             # wide decode kernel past N only from a table or fixed)
             ran = op.last_launch[0]
+            slots = op.splitk_slots()
             if schedule is not None:
                 assert ran["cta_group"] in (2, 4), ran
             elif ran["schedule"] == "tile":
                 assert (M >= dispatch.FUSED_FILL_TILE_MIN_M and N // 64 > group.sm_budget
                         and N % ran["bn"] == 0), ran
+            elif ran["schedule"] == "splitk":
+                assert dispatch.FUSED_SPLITK and -(-N // 64) <= slots[ran["cta_group"]], ran
             else:
                 assert ran["cta_group"] == 1, ran
-            check_outputs(mode, outs, xs, ws, f"{mode} tp={tp} N={N} M={M} {schedule}")
         if schedule is None:
             # 2880 = 18 x 160 = 15 x 192 (contract.TILE_EXTRA_BNS, rs/ar since the thirteenth
             # session): past the decode rows the tile schedule serves it; 1088 = 17 x 64 (no
