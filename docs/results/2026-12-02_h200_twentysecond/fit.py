@@ -32,15 +32,20 @@ from codegen.runtime import dispatch  # noqa: E402
 ARCH = "sm_90a"
 
 
-def rows_of(call: str) -> list[dict]:
-    d = HERE / call
+def json_files(d: Path, pattern: str = "*.json") -> list[Path]:
+    """The JSON files of a call's results (d/r.tgz, extracted next to it once); none if the
+    call has no r.tgz."""
     if not (d / "r.tgz").exists():
         return []
     if not (d / "r").exists():
         with tarfile.open(d / "r.tgz") as t:
             t.extractall(d)
+    return sorted((d / "r").glob(pattern))
+
+
+def rows_of(call: str) -> list[dict]:
     out = []
-    for f in sorted((d / "r").glob("*.json")):
+    for f in json_files(HERE / call):
         if f.name.startswith(("fused_cands", "held")):  # (call 3: held3_tp*)
             out += json.loads(f.read_text())
     return out

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import tarfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -25,14 +24,8 @@ dispatch = fit22.dispatch
 choice_name = fit22.choice_name
 
 
-def rows_here(call: str) -> list[dict]:
-    d = HERE / call
-    if not (d / "r.tgz").exists():
-        return []
-    if not (d / "r").exists():
-        with tarfile.open(d / "r.tgz") as t:
-            t.extractall(d)
-    return [r for f in sorted((d / "r").glob("held*.json")) for r in json.loads(f.read_text())
+def rows_here(call: str, pattern: str = "held*.json") -> list[dict]:
+    return [r for f in fit22.json_files(HERE / call, pattern) for r in json.loads(f.read_text())
             if "tp" in r]   # (call 5's held_splitk.json: mode none, choice_ab's rows)
 
 
@@ -109,8 +102,7 @@ def splitk_rule(on: bool):
 
 def splitk_report(call: str) -> None:
     """Call 6 / 7 (rs/ar splitk): each rule's best / pick per TP and N, and the moved points."""
-    rows = rows_here(call) + [r for f in sorted((HERE / call / "r").glob("sk_*.json"))
-                              for r in json.loads(f.read_text())]
+    rows = rows_here(call, "sk_*.json")
     if not rows:
         return
     for name, rule in (("without splitk", splitk_rule(False)), ("with splitk", splitk_rule(True))):
