@@ -239,13 +239,14 @@ def build(
     settings = envmod.load()
     if jobs is not None and (not isinstance(jobs, int) or isinstance(jobs, bool) or jobs < 1):
         raise ValueError(f"jobs = {jobs!r} must be an int >= 1")
+    jobs = jobs or settings.jobs   # (CODEGEN_JOBS is read only where no jobs are given)
     cache = cache or Cache(settings.cache_dir)
     if cache.root.exists() and not cache.root.is_dir():
         raise ValueError(f"cache root {cache.root} is not a directory")
     # Shared with every other build; prune refuses to run while it is held, so nothing built
     # here is pruned before the manifest names it.
     with cache.build_lock():
-        report = _build_locked(variants, jobs or settings.jobs, cache, progress, compile_fn,
+        report = _build_locked(variants, jobs, cache, progress, compile_fn,
                                manifest_path, KeyContext.current(compile_fn, templates_dir, package_dir,
                                                                  trace=trace))
     report.seconds = time.perf_counter() - t0

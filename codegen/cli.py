@@ -483,7 +483,8 @@ def _cmd_check_deploy(args, cache) -> int:
     from codegen import deploy_check
 
     os.environ["CODEGEN_NO_COMPILE"] = "1"  # this process loads kernels; it never compiles one
-    report = deploy_check.check(cache.root, args.manifest, envmod.load().manifest, args.device,
+    env_manifest = envmod.load().manifest if args.manifest is None else None  # (--manifest wins)
+    report = deploy_check.check(cache.root, args.manifest, env_manifest, args.device,
                                 args.host_only, str(args.cache_dir) if args.cache_dir else None)
     if args.json:
         print(json.dumps(report.to_json(), indent=1))

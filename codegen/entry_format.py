@@ -11,6 +11,7 @@ no symbolic links, only regular files).
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
@@ -63,6 +64,10 @@ def read_regular(path: Path, limit: int) -> bytes:
     except FileNotFoundError:
         raise FormatError(path, "missing") from None
     except OSError as e:
+        if e.errno == errno.ELOOP and os.path.islink(path):  # O_NOFOLLOW's answer to any link
+            raise FormatError(path, "is a symbolic link: cache files are read only as regular "
+                                    "files (no link is followed); copy the file there instead "
+                                    "of linking it") from None
         raise FormatError(path, f"cannot open ({e.strerror or e})") from None
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):

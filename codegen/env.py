@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 #: The default bound of every in-kernel spin-wait (CODEGEN_WAIT_TIMEOUT_MS). It was 2 s until
@@ -119,16 +119,39 @@ def repo_root() -> Path:
 
 @dataclass(frozen=True)
 class Settings:
-    """A snapshot of the switches; see :data:`SWITCHES` for defaults and effects."""
+    """A snapshot of the switches; see :data:`SWITCHES` for defaults and effects.
 
-    cache_dir: Path
-    manifest: Path | None
-    jobs: int
+    The on/off switches are read at :func:`load`; the valued ones (cache_dir, manifest, jobs,
+    wait_timeout_ms) when first asked for, each raising a ValueError that names its variable.
+    So a bad value fails exactly the processes that use it, and an explicit argument overrides
+    it: ``codegen build -j 4`` with a junk CODEGEN_JOBS, ``GemmRsAr(timeout_ms=...)`` with a
+    junk CODEGEN_WAIT_TIMEOUT_MS, a serving process with a junk build-only CODEGEN_JOBS.
+    """
+
+    environ: Mapping[str, str] = field(repr=False, compare=False)
     disable_multicast: bool
-    wait_timeout_ms: int
     disable_fused: bool = False
     no_compile: bool = False
     pdl: bool = False
+
+    @property
+    def cache_dir(self) -> Path:
+        raw = self.environ.get("CODEGEN_CACHE_DIR", "").strip()
+        return _user_path("CODEGEN_CACHE_DIR", raw).resolve() if raw else repo_root() / "generated"
+
+    @property
+    def manifest(self) -> Path | None:
+        raw = self.environ.get("CODEGEN_MANIFEST", "").strip()
+        return _user_path("CODEGEN_MANIFEST", raw) if raw else None
+
+    @property
+    def jobs(self) -> int:
+        return _positive_int(self.environ, "CODEGEN_JOBS", os.cpu_count() or 1)
+
+    @property
+    def wait_timeout_ms(self) -> int:
+        return _positive_int(self.environ, "CODEGEN_WAIT_TIMEOUT_MS", DEFAULT_WAIT_TIMEOUT_MS,
+                             MAX_WAIT_TIMEOUT_MS)
 
 
 def _disabled_fail_closed(environ: Mapping[str, str], name: str) -> bool:
@@ -173,18 +196,12 @@ def _user_path(name: str, raw: str) -> Path:
 
 
 def load(environ: Mapping[str, str] | None = None) -> Settings:
-    """Read every switch from ``environ`` (default ``os.environ``); ValueError on a bad value."""
-    env = os.environ if environ is None else environ
-    raw_dir = env.get("CODEGEN_CACHE_DIR", "").strip()
-    cache_dir = _user_path("CODEGEN_CACHE_DIR", raw_dir).resolve() if raw_dir else repo_root() / "generated"
-    raw_manifest = env.get("CODEGEN_MANIFEST", "").strip()
+    """The switches of ``environ`` (default ``os.environ``), copied now; a bad value of a valued
+    switch raises ValueError when that field is read (see :class:`Settings`)."""
+    env = dict(os.environ if environ is None else environ)
     return Settings(
-        cache_dir=cache_dir,
-        manifest=_user_path("CODEGEN_MANIFEST", raw_manifest) if raw_manifest else None,
-        jobs=_positive_int(env, "CODEGEN_JOBS", os.cpu_count() or 1),
+        environ=env,
         disable_multicast=_disabled_fail_closed(env, "CODEGEN_DISABLE_MULTICAST"),
-        wait_timeout_ms=_positive_int(env, "CODEGEN_WAIT_TIMEOUT_MS", DEFAULT_WAIT_TIMEOUT_MS,
-                                      MAX_WAIT_TIMEOUT_MS),
         disable_fused=_disabled_fail_closed(env, "CODEGEN_DISABLE_FUSED"),
         no_compile=_disabled_fail_closed(env, "CODEGEN_NO_COMPILE"),
         pdl=_disabled_fail_closed(env, "CODEGEN_PDL"),

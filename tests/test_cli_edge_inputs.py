@@ -73,8 +73,9 @@ def test_tilde_of_an_unknown_user_is_a_usage_error(capsys, tmp_path, monkeypatch
 @pytest.mark.parametrize("name", ["CODEGEN_CACHE_DIR", "CODEGEN_MANIFEST"])
 def test_tilde_of_an_unknown_user_in_the_environment_names_the_variable(capsys, monkeypatch, tmp_path, name):
     _no_such_user()
+    field = {"CODEGEN_CACHE_DIR": "cache_dir", "CODEGEN_MANIFEST": "manifest"}[name]
     with pytest.raises(ValueError, match=f"{name}=.*cannot expand"):  # was RuntimeError, no name
-        env.load({name: f"{NOBODY}/x"})
+        getattr(env.load({name: f"{NOBODY}/x"}), field)   # read when used (env.Settings)
     monkeypatch.setenv(name, f"{NOBODY}/x")
     if name == "CODEGEN_MANIFEST":
         rc, out, err = run(capsys, "--cache-dir", str(tmp_path), "check-deploy", "--host-only")
@@ -196,3 +197,18 @@ def test_ctrl_c_in_another_command_is_one_line(capsys, fake_build, monkeypatch):
     except KeyboardInterrupt:  # (caught here: uncaught, it would end the whole test session)
         pytest.fail("Ctrl-C ended codegen cache ls with a traceback")
     assert rc == 130 and err == "error: interrupted\n"
+
+
+# ---- a junk switch the command does not read, or that an option overrides -------------------------
+def test_jobs_option_overrides_a_junk_codegen_jobs(capsys, fake_build, monkeypatch):
+    """-j overrides CODEGEN_JOBS (README), and check-deploy never compiles: neither fails on a
+    junk CODEGEN_JOBS, nor a build on a junk CODEGEN_WAIT_TIMEOUT_MS (a runtime switch). Before,
+    every command parsed every switch first: `CODEGEN_JOBS=0 codegen build -j 1` said
+    "error: CODEGEN_JOBS='0' must be >= 1"."""
+    monkeypatch.setenv("CODEGEN_JOBS", "0")
+    monkeypatch.setenv("CODEGEN_WAIT_TIMEOUT_MS", "soon")
+    build_b(capsys, "2", "-j", "1")
+    rc, out, err = run(capsys, "build", "--tp", "2", *B, "--no-progress")  # no -j: it is read
+    assert rc == 1 and "error: CODEGEN_JOBS='0' must be >= 1" in err
+    rc, out, err = run(capsys, "check-deploy", "--host-only")
+    assert rc == 0, err

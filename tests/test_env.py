@@ -42,8 +42,36 @@ def test_read_at_call_time(monkeypatch, tmp_path):
     # past timeout_ms's bound (one hour): the kernels double it in signed 64-bit
     ("CODEGEN_WAIT_TIMEOUT_MS", "3600001"), ("CODEGEN_WAIT_TIMEOUT_MS", str(10**30))])
 def test_bad_values_name_the_variable(name, value):
+    field = {"CODEGEN_JOBS": "jobs", "CODEGEN_WAIT_TIMEOUT_MS": "wait_timeout_ms"}[name]
     with pytest.raises(ValueError, match=name):
-        env.load({name: value})
+        getattr(env.load({name: value}), field)   # read when used (Settings)
+
+
+def test_a_bad_value_fails_only_what_reads_it():
+    """A junk build-only CODEGEN_JOBS must not fail a serving process (GemmRsAr, check-deploy),
+    nor a junk CODEGEN_WAIT_TIMEOUT_MS a build; and an explicit value (-j, timeout_ms=,
+    cache_dir=) overrides the variable. Before, load() parsed every switch at once: e.g.
+    `CODEGEN_JOBS=0 codegen build -j 1` failed with "CODEGEN_JOBS='0' must be >= 1"."""
+    s = env.load({"CODEGEN_JOBS": "0", "CODEGEN_WAIT_TIMEOUT_MS": "abc",
+                  "CODEGEN_CACHE_DIR": "~no_such_user_xyz/c", "CODEGEN_PDL": "1"})
+    assert s.pdl is True and s.disable_multicast is False
+    for field, name in (("jobs", "CODEGEN_JOBS"), ("wait_timeout_ms", "CODEGEN_WAIT_TIMEOUT_MS"),
+                        ("cache_dir", "CODEGEN_CACHE_DIR")):
+        with pytest.raises(ValueError, match=name):
+            getattr(s, field)
+
+
+def test_explicit_arguments_override_a_bad_variable(monkeypatch, tmp_path):
+    from codegen.runtime.op import GemmRsAr
+
+    monkeypatch.setenv("CODEGEN_JOBS", "many")
+    monkeypatch.setenv("CODEGEN_WAIT_TIMEOUT_MS", "1e3")
+    monkeypatch.setenv("CODEGEN_CACHE_DIR", "~no_such_user_xyz/c")
+    op = GemmRsAr(64, 128, 64, "none", device="cpu", arch="sm_90a", timeout_ms=5,
+                  cache_dir=tmp_path)
+    assert op.timeout_ns == 5_000_000 and op.cache_dir == tmp_path
+    with pytest.raises(ValueError, match="CODEGEN_WAIT_TIMEOUT_MS='1e3'"):
+        GemmRsAr(64, 128, 64, "none", device="cpu", arch="sm_90a", cache_dir=tmp_path)
 
 
 @pytest.mark.parametrize("value, disabled", [("1", True), ("yes", True), ("2", True),

@@ -662,3 +662,67 @@ def test_group_lock_of_a_group_with_slots():
     g = Slotted()
     assert launch_lock(g) is launch_lock(g)
     assert launch_lock(g) is not launch_lock(Slotted())
+
+
+# ---- argument types an untested caller passes (a helper's review, twenty-third session) ---------
+@pytest.mark.parametrize("kwargs, match", [
+    ({"bn": 128.0}, r"bn = 128\.0 must be an int or None, not a float"),
+    ({"bn": "128"}, r"bn = '128' must be an int or None, not a str"),
+    ({"cta_group": True}, r"cta_group = True must be an int or None, not a bool"),
+    ({"cta_group": 2.0}, r"cta_group = 2\.0 must be an int or None, not a float"),
+])
+def test_bn_and_cta_group_types_are_refused_at_construction(kwargs, match):
+    """A float 128.0 or True (== 1) passed the membership checks, and the first call (or
+    prepare()) raised Variant's SpecError 'bn=128.0 must be an int', not an InputError, after
+    construction had accepted it."""
+    with pytest.raises(InputError, match=match):
+        GemmRsAr(MAX_M, N, K, "rs", CpuGroup(), arch="sm_90a", **kwargs)
+    with pytest.raises(InputError, match=match):
+        GemmRsAr(MAX_M, N, K, "none", arch="sm_90a", device="cpu", **kwargs)
+
+
+def test_numpy_bn_is_refused_at_construction():
+    np = pytest.importorskip("numpy")
+    with pytest.raises(InputError, match=r"bn = .*128.* must be an int or None, not a int64"):
+        GemmRsAr(MAX_M, N, K, "none", arch="sm_90a", device="cpu", bn=np.int64(128))
+
+
+def test_cache_dir_and_manifest_arguments(monkeypatch, tmp_path):
+    """cache_dir / manifest: '~' expanded as in CODEGEN_CACHE_DIR / CODEGEN_MANIFEST (before:
+    kept literally, so a manifest under ~ was 'missing'), an empty one refused (before: the
+    current directory), one that is no path an InputError (before: TypeError from pathlib)."""
+    monkeypatch.setenv("HOME", str(tmp_path))
+    op = GemmRsAr(MAX_M, N, K, "none", arch="sm_90a", device="cpu", cache_dir="~/c",
+                  manifest="~/deploy/tp8.json")
+    assert op.cache_dir == tmp_path / "c" and op.manifest == tmp_path / "deploy" / "tp8.json"
+    bare = GemmRsAr(MAX_M, N, K, "none", arch="sm_90a", device="cpu", cache_dir="~/c",
+                    manifest="tp8.json")
+    assert bare.manifest == tmp_path / "c" / "manifests" / "tp8.json"
+    for kw, match in [({"cache_dir": ""}, r"cache_dir = '' must be a non-empty path"),
+                      ({"manifest": " "}, r"manifest = ' ' must be a non-empty path"),
+                      ({"cache_dir": 5}, r"cache_dir = 5 must be a path .* not a int"),
+                      ({"manifest": ["m.json"]}, r"manifest = \['m.json'\] must be a path")]:
+        with pytest.raises(InputError, match=match):
+            GemmRsAr(MAX_M, N, K, "none", arch="sm_90a", device="cpu", **kw)
+
+
+@pytest.mark.parametrize("attr, value", [("sm_budget", 16.5), ("sm_budget", 0), ("tp", 0),
+                                         ("max_M", True), ("N", "1024")])
+def test_a_groups_sizes_must_be_ints(attr, value):
+    """A group's tp / max_M / N / sm_budget (the Group interface) must be ints >= 1: a float
+    sm_budget (a SymmMemGroup's SMs - sm_margin with a float margin) was taken as the grid."""
+    g = CpuGroup()
+    setattr(g, attr, value)
+    with pytest.raises(InputError, match=rf"group\.{attr} = {value!r}: the Group interface"):
+        GemmRsAr(MAX_M, N, K, "rs", g, arch="sm_90a")
+
+
+def test_prepare_takes_the_rows_a_call_may_have(op):
+    """prepare(Ms): a list of ints in [1, max_M]; before, prepare(16) was a TypeError ('int'
+    object is not iterable) and prepare([0]) / prepare([10**6]) loaded kernels no call can use."""
+    for bad, match in [(16, r"Ms = 16 must be a list of row counts"),
+                       ([0], r"Ms holds 0: each M must be an int in \[1, 300\]"),
+                       ([16, MAX_M + 1], r"Ms holds 301"),
+                       ([16.0], r"Ms holds 16\.0")]:
+        with pytest.raises(InputError, match=match):
+            op.prepare(bad)

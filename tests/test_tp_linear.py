@@ -551,3 +551,46 @@ def test_context_copies_are_the_context_and_pickle_is_refused(gloo):
     torch.testing.assert_close(y.float(), x.float() @ layer.weight.float().t(), rtol=2e-2, atol=2e-2)
     with pytest.raises(TypeError, match="TPContext cannot be pickled"):
         pickle.dumps(ctx)
+
+
+# ---- the arguments every op gets are checked by the context --------------------------------------
+@pytest.mark.parametrize("kwargs, match", [
+    ({"timeout_ms": 0}, r"timeout_ms = 0 must be an int \[1, 3600000\]"),
+    ({"min_m": "16"}, r"min_m = '16' must be an int >= 1"),
+    ({"sm_margin": 1.5}, r"sm_margin = 1\.5 must be an int >= 0"),
+    ({"sm_margin": -1}, r"sm_margin = -1 must be an int >= 0"),
+    ({"cache_dir": 5}, r"cache_dir = 5 must be a path"),
+    ({"manifest": ""}, r"manifest = '' must be a non-empty path"),
+])
+def test_bad_op_arguments_are_the_callers_error(gloo, caplog, kwargs, match):
+    """A bad min_m / timeout_ms / cache_dir / manifest / sm_margin raises at construction.
+    Before, the ops' InputError was taken as 'no kernel for this K': every layer silently ran
+    torch.mm + NCCL, with one warning line per K."""
+    with pytest.raises(ValueError, match=match):
+        TPContext(MAX_M, N, "ar", group_factory=FakeGroup, **kwargs)
+    assert not warnings_of(caplog)
+
+
+def test_group_shapes_must_be_ints():
+    """check_group_shape (VirtualGroup, SymmMemGroup's buffer_specs): a float or bool size
+    passed its range checks (128 % 2.0 == 0) and failed later, in torch.zeros or range()."""
+    from codegen.runtime.group import check_group_shape
+    from codegen.runtime.symm_group import buffer_specs
+
+    for args, match in [((300.0, 256, 2, "ar"), r"max_M=300\.0: must be an int"),
+                        ((300, 256, 2.0, "ar"), r"tp=2\.0: must be an int"),
+                        ((300, True, 2, "rs"), r"N=True: must be an int")]:
+        with pytest.raises(ValueError, match=match):
+            check_group_shape(*args)
+        with pytest.raises(ValueError, match=match):
+            buffer_specs(*args)
+
+
+def test_symm_group_sm_margin_is_checked_first():
+    """SymmMemGroup(sm_margin=1.5) made sm_budget, the persistent grid, a float (the range
+    check passed); now a ValueError before anything else (here: before 'no CUDA device')."""
+    from codegen.runtime.symm_group import SymmMemGroup
+
+    for bad in (1.5, True, -1, None):
+        with pytest.raises(ValueError, match=r"sm_margin=.*must be an int >= 0"):
+            SymmMemGroup(MAX_M, N, "ar", sm_margin=bad)

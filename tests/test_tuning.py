@@ -265,6 +265,22 @@ def test_unreadable_files_raise(tmp_path):
         TuningTable.load(path)
 
 
+def test_a_linked_table_is_named_a_link(tmp_path):
+    """A table linked into tuning/ (a valid one, or a dangling link) is refused, as every cache
+    file that is no regular file is, with a message that says it is a link. Before: 'cannot open
+    (Too many levels of symbolic links)', O_NOFOLLOW's ELOOP, for a link that loops nowhere."""
+    real = tmp_path / "elsewhere.json"
+    real.write_text(json.dumps(_doc()))
+    path = table_path(tmp_path, **HEAD)
+    path.parent.mkdir(parents=True)
+    for target in (real, tmp_path / "nowhere.json"):
+        path.unlink(missing_ok=True)
+        os.symlink(target, path)
+        with pytest.raises(TuningError, match=r"is a symbolic link: .*copy the file there") as e:
+            find_table(tmp_path, **HEAD)
+        assert "Too many levels" not in str(e.value)
+
+
 def test_write_refuses_a_bad_table_and_keeps_the_old(tmp_path, table):
     path = table_path(tmp_path, **HEAD)
     before = path.read_text()

@@ -27,6 +27,11 @@ def check_group_shape(max_M: int, N: int, tp: int, mode: str, who: str = "") -> 
     mode, tp dividing 128, N a positive multiple of contract.N_MULTIPLE, max_M >= 1."""
     if mode not in contract.COLLECTIVE_MODES:
         raise ValueError(f"{who}mode must be 'rs' or 'ar', got {mode!r}")
+    for name, value in (("tp", tp), ("N", N), ("max_M", max_M)):
+        # (a float or numpy value passes the range checks below, then sizes the buffers and
+        # reaches GemmRsAr's int checks only after the allocation)
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise ValueError(f"{who}{name}={value!r}: must be an int, not a {type(value).__name__}")
     if tp < 1 or 128 % tp:
         raise ValueError(f"tp={tp}: must divide 128")
     if N < contract.N_MULTIPLE or N % contract.N_MULTIPLE:

@@ -25,7 +25,7 @@ from .group import Group, launch_lock
 from .health import RankHealth
 from .kernel import LoadedKernel, load_kernel
 from .launch_plan import CallTensors, Descriptors, kernel_arguments
-from .op_args import check_op_args
+from .op_args import check_op_args, path_arg
 from .transport import choose_transport
 from .tuning import find_table
 from .validate import (check_m, check_matrix, check_no_grad, check_no_overlap, check_out,
@@ -86,6 +86,7 @@ class GemmRsAr:
         check_op_args(max_M, N, K, mode, group, bn=bn, cta_group=cta_group, sm_budget=sm_budget,
                       transport=transport, schedule=schedule, arch=arch, min_m=min_m,
                       timeout_ms=timeout_ms)
+        cache_dir, manifest = path_arg("cache_dir", cache_dir), path_arg("manifest", manifest)
         settings = codegen_env.load()
         self.max_M, self.N, self.K, self.mode, self.group = max_M, N, K, mode, group
         self.fixed_bn, self.fixed_cta_group, self.fixed_schedule = bn, cta_group, schedule
@@ -447,6 +448,8 @@ class GemmRsAr:
             table = self.tuning_table()
             Ms |= set(table.ms) if table is not None else set()
             Ms = [m for m in Ms if m <= self.max_served_m]
+        else:
+            Ms = _prepare_ms(Ms, self.max_served_m)
         names = []
         for M in sorted(set(Ms)):
             # mode none: x's and W's rows on 128-byte lines, only W's, neither (the call's row
@@ -729,6 +732,22 @@ def _count(name: str, seq, ranks: int) -> int:
     except TypeError:
         raise InputError(f"{name} must be a list or tuple of {ranks} tensors (one per local "
                          f"rank), got a {type(seq).__name__}") from None
+
+
+def _prepare_ms(Ms, most: int) -> list[int]:
+    """prepare()'s `Ms` as a list: ints in [1, `most`] (a call's rows), else InputError (a
+    kernel loaded for an M no call can have is never used; an M of 0 or past max_M would be
+    refused by every call)."""
+    try:
+        ms = list(Ms)
+    except TypeError:
+        raise InputError(f"Ms = {Ms!r} must be a list of row counts (ints), e.g. [1, 16, 128], "
+                         f"or None for every dispatch choice") from None
+    bad = [m for m in ms if not isinstance(m, int) or isinstance(m, bool) or not 1 <= m <= most]
+    if bad:
+        raise InputError(f"Ms holds {bad[0]!r}: each M must be an int in [1, {most}] (the rows a "
+                         f"call of this op may have)")
+    return ms
 
 
 def _not_cuda(dev: torch.device) -> InputError:

@@ -3,6 +3,8 @@ InputError naming the argument and its value (before anything is allocated or la
 from __future__ import annotations
 
 import math
+import os
+from pathlib import Path
 
 from codegen import contract
 from codegen import env as codegen_env
@@ -78,6 +80,25 @@ def check_group_int32_extents(group) -> None:
                          f"{INT32_MAX}); build the group with a smaller max_M")
 
 
+def path_arg(name: str, value) -> Path | None:
+    """A cache_dir / manifest argument as a Path with '~' expanded (as CODEGEN_CACHE_DIR and
+    CODEGEN_MANIFEST are), None for None; InputError for an empty one (it would mean the
+    current directory) or one that is no path."""
+    if value is None:
+        return None
+    if not isinstance(value, (str, os.PathLike)):
+        raise InputError(f"{name} = {value!r} must be a path (str or os.PathLike) or None, not a "
+                         f"{type(value).__name__}")
+    text = os.fspath(value)
+    if not isinstance(text, str) or not text.strip():
+        raise InputError(f"{name} = {value!r} must be a non-empty path (an empty one would mean "
+                         f"the current directory); pass None for the default")
+    try:
+        return Path(text).expanduser()
+    except RuntimeError as exc:  # ~user of no such user, or ~ with no home directory
+        raise InputError(f"{name} = {value!r}: cannot expand '~' ({exc})") from None
+
+
 def check_op_args(max_M, N, K, mode, group, *, bn, cta_group, sm_budget, transport, schedule,
                   arch, min_m, timeout_ms) -> None:
     """Raise InputError on the first argument GemmRsAr cannot use."""
@@ -105,6 +126,12 @@ def check_op_args(max_M, N, K, mode, group, *, bn, cta_group, sm_budget, transpo
     else:
         bns = tuple(sorted({b for s in contract.SCHEDULES
                             for b in contract.schedule_bns(arch_or_any, mode, s)}))
+    for name, value in (("bn", bn), ("cta_group", cta_group)):
+        # (a float 128.0 or a numpy integer compares equal to a width, but Variant refuses it:
+        # a SpecError at the first call instead of an InputError here)
+        if value is not None and (not isinstance(value, int) or isinstance(value, bool)):
+            raise InputError(f"{name} = {value!r} must be an int or None, not a "
+                             f"{type(value).__name__}")
     if bn is not None and bn not in bns:
         raise InputError(f"bn = {bn!r} must be one of {bns} or None")
     if schedule is None:    # e.g. a width only the decode kernels have names their schedule
@@ -186,6 +213,12 @@ def check_op_args(max_M, N, K, mode, group, *, bn, cta_group, sm_budget, transpo
         raise InputError(f"group must be a codegen.runtime Group (e.g. VirtualGroup or "
                          f"SymmMemGroup), got a {type(group).__name__} without "
                          f"{', '.join(missing)}")
+    bad = [f"group.{a} = {getattr(group, a)!r}" for a in ("tp", "max_M", "N", "sm_budget")
+           if not isinstance(getattr(group, a), int) or isinstance(getattr(group, a), bool)
+           or getattr(group, a) < 1]
+    if bad:
+        raise InputError(f"{', '.join(bad)}: the Group interface's tp, max_M, N and sm_budget "
+                         f"are ints >= 1 (e.g. sm_budget = SMs - sm_margin with an int margin)")
     if group.mode != mode:
         raise InputError(f"group.mode = {group.mode!r} does not match mode = {mode!r}")
     if group.N != N:

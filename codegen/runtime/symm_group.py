@@ -186,6 +186,9 @@ class SymmMemGroup(Group):
                  allow_multicast: bool = False, backend: str | None = None):
         import torch.distributed as dist
 
+        if not isinstance(sm_margin, int) or isinstance(sm_margin, bool) or sm_margin < 0:
+            # (a float margin would make sm_budget, the persistent grid, a float)
+            raise ValueError(f"sm_margin={sm_margin!r}: must be an int >= 0 (SMs left free)")
         enforce_no_multicast(allow_multicast)
         if not torch.cuda.is_available():
             raise SymmetricMemoryUnavailable("no CUDA device in this process")

@@ -47,6 +47,7 @@ from codegen.spec import SpecError
 from . import torch_ops
 from .errors import CacheMissError, InputError
 from .fallback import agree_on_reason
+from .op_args import MAX_TIMEOUT_MS, _int_arg, path_arg
 from .shared_instance import SharedInstance
 from .transport import transport_choice
 from .tuning import TuningError
@@ -119,6 +120,12 @@ class TPContext(SharedInstance):
         for name, v in (("max_M", max_M), ("N", N)):
             if not isinstance(v, int) or isinstance(v, bool) or v < 1:
                 raise InputError(f"{name} = {v!r} must be an int >= 1")
+        # the arguments every op gets, checked here: a bad one is the caller's error, never a
+        # per-K fallback to torch.mm + NCCL with a warning (the ops' InputError is a fallback)
+        _int_arg("min_m", min_m, 1, allow_none=True)
+        _int_arg("timeout_ms", timeout_ms, 1, MAX_TIMEOUT_MS, allow_none=True)
+        _int_arg("sm_margin", sm_margin, 0)
+        cache_dir, manifest = path_arg("cache_dir", cache_dir), path_arg("manifest", manifest)
         if not (dist.is_available() and dist.is_initialized()):
             raise RuntimeError("TPContext needs torch.distributed initialised (e.g. "
                                "dist.init_process_group('nccl') under torchrun, one process per "
