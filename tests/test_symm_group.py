@@ -400,3 +400,24 @@ def test_multigpu_scripts_are_not_collected():
     assert not list((ROOT / "tests" / "multigpu").glob("test_*.py"))
     assert not list((ROOT / "tests" / "multigpu").glob("*_test.py"))
     assert "multigpu" not in (ROOT / "tests" / "conftest.py").read_text()
+
+
+def test_a_tp_without_kernels_is_refused_at_construction():
+    """A group of a TP no kernel is built for (1, 3, 32) is a SpecError when the op is built
+    (make_fused_or_fallback and TPContext fall back on it); before, construction passed and the
+    first call or prepare() raised it."""
+    from codegen.runtime.op import GemmRsAr
+    from codegen.spec import SpecError
+
+    for tp in (1, 3, 32):
+        class Group:
+            mode, N, max_M, sm_budget = "rs", 1024, 4096, 132
+            device = torch.device("cpu")
+            local_ranks = (0,)
+            rows_pad, m_tiles_max = 4096, 32
+
+            def workspace(self, r):
+                return SimpleNamespace(multicast_ptr=0)
+        Group.tp = tp
+        with pytest.raises(SpecError, match=rf"tp={tp} is not supported; allowed: 2, 4, 8, 16"):
+            GemmRsAr(4096, 1024, 768, "rs", Group(), arch="sm_90a")

@@ -14,7 +14,7 @@ import torch
 
 from codegen import contract
 from codegen import env as codegen_env
-from codegen.spec import Variant
+from codegen.spec import SpecError, Variant
 
 from . import dispatch
 from . import stream_order
@@ -87,6 +87,12 @@ class GemmRsAr:
                       transport=transport, schedule=schedule, arch=arch, min_m=min_m,
                       timeout_ms=timeout_ms)
         cache_dir, manifest = path_arg("cache_dir", cache_dir), path_arg("manifest", manifest)
+        if group is not None and group.tp not in contract.TPS:
+            # no kernel exists for this TP (e.g. torchrun --nproc-per-node 1 or 3): a SpecError
+            # now, which make_fused_or_fallback / TPContext turn into the unfused path, instead
+            # of at the first call or prepare()
+            raise SpecError(f"tp={group.tp} is not supported; allowed: "
+                            f"{', '.join(map(str, contract.TPS))} (kernels are built per TP)")
         settings = codegen_env.load()
         self.max_M, self.N, self.K, self.mode, self.group = max_M, N, K, mode, group
         self.fixed_bn, self.fixed_cta_group, self.fixed_schedule = bn, cta_group, schedule
