@@ -22,7 +22,11 @@
 # Twenty-second / twenty-third sessions: `widen` added (rs/ar's fill rule past one wave of the
 # default: N 12288 / 16384 at 132 SMs, where the default decode kernel runs a second wave of W
 # tiles; the rule takes the wide decode kernels at rs/ar's own prices there, virtual ranks only
-# so far). No kernel changed since the seventeenth session's rebuild.
+# so far). No kernel changed since the seventeenth session's rebuild. Twenty-third session: rs/ar
+# take splitk without a table where a cluster per 64-row W tile fits one wave (dispatch.FUSED_SPLITK,
+# virtual ranks only): `check` (run_correctness's fixed splitk cases and its fuzz, whose dispatch
+# now picks splitk at small N) is the first run of the rs/ar splitk kernels across GPUs, and
+# `splitk` times the dispatch (now splitk) against the old default (swapab, cta_group 1) too.
 # Replaces the fourth session's next_x2.sh (never run; removed: same `large` and `smalln`, here
 # with `check` and `splitk` added). Build here first (CPU, ~2 min), narrowed so the carry stays
 # under 64 MiB with the checkout (~37 MB), cubins only:
@@ -46,7 +50,8 @@
 # `splitk` asks whether rs/ar want mode none's K split at small N (mode none: 1.03x-2.68x at N
 # <= 3072, K >= 3072; BENCHMARKS.md fifth session): N 2048 (a 2B-class model's hidden size), K
 # per rank 4096 / 8192, the dispatch (one 64-row W tile per CTA: 32 CTAs) against splitk with
-# clusters of 2 and of 4. If it wins, give rs/ar dispatch.choose_splitk (with its own bounds).
+# clusters of 2 and of 4. (Since the twenty-third session the dispatch takes splitk there; if
+# the old default wins on the link, set dispatch.FUSED_SPLITK False.)
 # bench_multi_gpu.py --rounds 3 (new, not yet run on two GPUs: CPU tests only) times every path
 # of a row three times in shared random orders.
 # `smalln` (seventh session): the dispatch is now dispatch.choose_fused_by_fill (at N 4096 the
@@ -65,7 +70,7 @@ case "${1:-}" in
     timeout 90 $TR tests/multigpu/run_correctness.py --fuzz 100000 --fuzz-budget-s 40 > $R/fuzz.txt 2>&1
     echo "fuzz rc=$? $(( $(date +%s)-T0 ))s: $(tail -1 $R/fuzz.txt)" ;;
   splitk)
-    for fix in "" "--schedule splitk --cta-group 2" "--schedule splitk --cta-group 4"; do
+    for fix in "" "--schedule swapab --cta-group 1" "--schedule splitk --cta-group 2" "--schedule splitk --cta-group 4"; do
       tag=$(echo "${fix:-dispatch}" | tr -d ' -' )
       timeout 170 $TR tools/bench_multi_gpu.py --modes rs,ar --n 2048 --ks 4096,8192 \
         --ms 16,32,64,128 --rounds 3 $fix --json $R/splitk_$tag.json > $R/splitk_$tag.txt 2>&1
