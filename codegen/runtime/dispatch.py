@@ -1076,13 +1076,13 @@ def choose_fused_by_fill(M: int, N: int, mode: str, arch: str, sm_budget: int,
     needs more than one wave of them (N / 64 > sm_budget: FUSED_FILL_PAST_ONE_WAVE): of the
     default and the mode's wide decode kernels (cta_group 2, its token tiles from M's down to
     M / FILL_MAX_TOKEN_TILES) and, past FUSED_FILL_TILE_MIN_WAVES of `tp` (one wave when tp is
-    None) from M = FUSED_FILL_TILE_MIN_M, the tile
-    schedule (cta_group 2, each width dividing N), the cheapest under the wave-fill model
-    (fill_cost at FUSED_FILL_PRICE_DECODE / FUSED_FILL_PRICE_TILE; a tie keeps the default);
-    before those, given K and the splitk kernels' `cluster_slots` (FUSED_SPLITK),
-    choose_splitk's choice; None elsewhere (the rules decide). Each wide CTA pushes its token tile's rows and reduces
-    them, so the exchange spreads over the same CTAs as the GEMM. Only where its 128-row W
-    tiles divide N: the wide kernel past N (twelfth session) measured
+    None) from M = FUSED_FILL_TILE_MIN_M, the tile schedule (cta_group 2, each width dividing
+    N), the cheapest under the wave-fill model (fill_cost at FUSED_FILL_PRICE_DECODE /
+    FUSED_FILL_PRICE_TILE; a tie keeps the default); before those, given K and the splitk
+    kernels' `cluster_slots` (FUSED_SPLITK), choose_splitk's choice; None elsewhere (the rules
+    decide). Each wide CTA pushes its token tile's rows and reduces them, so the exchange
+    spreads over the same CTAs as the GEMM. Only where its 128-row W tiles divide N: the wide
+    kernel past N (twelfth session) measured
     0.93x-0.94x (RS) and 1.05x-1.09x (AR) of cta_group 1 on two virtual ranks of one H200 (N
     2880, K 2048, M 256 / 512), and never across two GPUs, so rs/ar take it only from a tuning
     table or a fixed cta_group."""

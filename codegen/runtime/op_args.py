@@ -213,9 +213,9 @@ def check_op_args(max_M, N, K, mode, group, *, bn, cta_group, sm_budget, transpo
         raise InputError(f"group must be a codegen.runtime Group (e.g. VirtualGroup or "
                          f"SymmMemGroup), got a {type(group).__name__} without "
                          f"{', '.join(missing)}")
-    bad = [f"group.{a} = {getattr(group, a)!r}" for a in ("tp", "max_M", "N", "sm_budget")
-           if not isinstance(getattr(group, a), int) or isinstance(getattr(group, a), bool)
-           or getattr(group, a) < 1]
+    sizes = {a: getattr(group, a) for a in ("tp", "max_M", "N", "sm_budget")}
+    bad = [f"group.{a} = {v!r}" for a, v in sizes.items()
+           if not isinstance(v, int) or isinstance(v, bool) or v < 1]
     if bad:
         raise InputError(f"{', '.join(bad)}: the Group interface's tp, max_M, N and sm_budget "
                          f"are ints >= 1 (e.g. sm_budget = SMs - sm_margin with an int margin)")
