@@ -726,3 +726,14 @@ def test_prepare_takes_the_rows_a_call_may_have(op):
                        ([16.0], r"Ms holds 16\.0")]:
         with pytest.raises(InputError, match=match):
             op.prepare(bad)
+
+
+@pytest.mark.parametrize("M", [0, -1, 1.5, "16", True, None])
+def test_choice_refuses_an_m_that_is_no_positive_int(M):
+    # op.choice / op.config answer for rows a call can have; anything else is named, not priced
+    op = GemmRsAr(MAX_M, N, 2304, "rs", CpuGroup(mode="rs"), arch="sm_90a", sm_budget=20)
+    with pytest.raises(InputError, match="positive int"):
+        op.choice(M)
+    with pytest.raises(InputError, match="positive int"):
+        op.config(M)
+    assert op.choice(1)[0] == "swapab"

@@ -9,6 +9,7 @@ from codegen import contract
 from codegen.runtime import GemmRsAr, InputError, dispatch
 from codegen.runtime.tuning import candidates, find_table, table_path, write_table
 from codegen.spec import SpecError, Variant
+from test_runtime_validate import CpuGroup
 
 H200_SLOTS = {2: 66, 4: 30}   # cuOccupancyMaxActiveClusters of the splitk kernels (call 2)
 
@@ -140,7 +141,12 @@ def test_grid_holds_only_resident_clusters():
     (4096, 2816, 16, ("splitk", 16, 2)),     # 1.06x-1.09x (K 2560 / 3072)
     (4096, 2048, 32, ("splitk", 32, 2)),     # 1.20x
     (3840, 2560, 64, ("splitk", 64, 2)),     # 1.04x
-    (4096, 1792, 32, None),                  # 28 k-tiles: 1.11x at M 32 but 0.95x-1.00x at 64
+    # ...and below 32 k-tiles (down to 20) up to M 32 since the twenty-fourth session (1.05x-1.07x
+    # at M 1, 1.08x-1.11x at M 32 per K; lost at M 64)
+    (4096, 1792, 32, ("splitk", 32, 2)),     # 1.14x
+    (3712, 1280, 1, ("splitk", 16, 2)),      # 1.06x (20 k-tiles)
+    (4096, 1792, 33, None),                  # 28 k-tiles past M 32: 0.96x-0.99x at M 64
+    (3840, 1216, 16, None),                  # 19 k-tiles: below clusters of 2's bound
     (4160, 14336, 16, None),                 # 65 W tiles: more than 64
     # two token tiles of 128 (until the sixth session at M 129..192 too; now one token tile of
     # 160 / 192 covers them); since the seventh session the mode-none kernels spread the
@@ -179,6 +185,29 @@ def test_op_choice_uses_the_kernels_it_can_load(tmp_path, monkeypatch):
     assert fixed.choice(200) == ("splitk", 192, 4)
     # no GPU here: the op finds no kernel to load, so it offers none
     assert GemmRsAr(512, 1024, 4096, "none", arch="sm_90a", cache_dir=tmp_path).splitk_slots() == {}
+
+
+@pytest.mark.parametrize("mode,tp", [("none", None), ("rs", 2), ("ar", 2)])
+def test_op_finds_splitk_slots_only_where_the_rule_reads_them(tmp_path, monkeypatch, mode, tp):
+    # an op's splitk kernels are loaded (splitk_slots) only where choose_splitk gets past its N /
+    # K bounds: never at N 7168 (112 W tiles), at N 2048 K 4096 once per op
+    calls = []
+
+    def op_at(N, K):
+        group = CpuGroup(tp=tp, max_M=512, N=N, mode=mode) if tp else None
+        op = GemmRsAr(512, N, K, mode, group, arch="sm_90a", cache_dir=tmp_path,
+                      **({} if tp else {"device": "cpu", "sm_budget": 132}))
+        monkeypatch.setattr(op, "splitk_slots",
+                            lambda: calls.append((N, K)) or dict(H200_SLOTS))
+        return op
+
+    wide = op_at(7168, 4096)
+    for M in (1, 16, 64, 256, 512):
+        wide.choice(M)
+    assert calls == []
+    small = op_at(2048, 4096)
+    assert small.choice(16)[0] == "splitk"
+    assert calls == [(2048, 4096)]
 
 
 def test_tuning_tables_and_sweeps_know_splitk(tmp_path):

@@ -593,6 +593,13 @@ SPLITK_MIN_K_TILES = {2: 20, 4: 32}
 #: at M 64 (0.95x-1.00x): the bound went from 56 k-tiles to 32 (K > 1984).
 SPLITK_WIDE_MAX_W_TILES = 64
 SPLITK_WIDE_MIN_K_TILES = 32
+#: ... and below that bound, down to SPLITK_MIN_K_TILES, for M up to this many rows (mode
+#: none only). Twenty-third session call 4 (one H200, worse of warm and cold, N 3712..4096 x K
+#: 1280 / 1536 / 1792 = 20..28 k-tiles, clusters of 2 at M's token tile against the dispatch's
+#: decode kernel): per K, geometric means 1.05x-1.07x at M 1, 1.00x-1.01x at M 16, 1.08x-1.11x
+#: at M 32 (worst point 0.98x), but 0.97x-0.98x at M 64. rs/ar: never measured where a cluster
+#: per W tile of these N fits one wave (only one rank per GPU leaves room for it), so not there.
+SPLITK_WIDE_SHORT_K_MAX_M = {"none": 32}
 SPLITK_SPREAD_MIN_K_TILES = 25   # ... for the spread clause (K > 1536; before: 44)
 SPLITK_MAX_M = {4: 192, 2: 64}   # per cluster size (4: 128 until token tiles 160 / 192)
 #: ... and clusters of 2 up to M = 128 (token tile 128) where K has at least
@@ -647,8 +654,10 @@ def choose_splitk(M: int, N: int, K: int, arch: str, sm_budget: int,
     tiles, k_tiles = cdiv(N, SWAPAB_BM), k_tiles_of(K)
     bns = splitk_bns(arch, mode)
     if arch not in SCHEDULE_ARCHS.get("splitk", ()) or tiles > SPLITK_WIDE_MAX_W_TILES or (
-            tiles > SPLITK_MAX_W_TILES and k_tiles < SPLITK_WIDE_MIN_K_TILES):
+            tiles > SPLITK_MAX_W_TILES and k_tiles < SPLITK_WIDE_MIN_K_TILES
+            and M > SPLITK_WIDE_SHORT_K_MAX_M.get(mode, 0)):
         return None
+    # (the first read of cluster_slots: an op's LazySlots loads the kernels here)
     room = {ks: min(slots, sm_budget // ks) for ks, slots in cluster_slots.items()
             if ks in SPLITK_CTA_GROUPS and k_tiles >= SPLITK_MIN_K_TILES[ks]}
     bt = SPLITK_SPREAD_BT
@@ -945,8 +954,9 @@ def choose_none_by_fill(M: int, N: int, arch: str, sm_budget: int, land_rows: in
     # the L2-traffic model decides after choose_splitk (rows off the lines, given K)
     model_next = unaligned and UNALIGNED_MODEL and K is not None
     split = None
-    if K is not None and cluster_slots and decode_fits_n(N, min(SPLITK_CTA_GROUPS), arch,
-                                                         "splitk", "none"):
+    # (cluster_slots may be an op's LazySlots: read only where choose_splitk gets that far)
+    if K is not None and cluster_slots is not None and decode_fits_n(
+            N, min(SPLITK_CTA_GROUPS), arch, "splitk", "none"):
         split = choose_splitk(M, N, K, arch, sm_budget, cluster_slots, spread)
         if split is not None and not (model_next
                                       and M > UNALIGNED_SPLITK_FIRST_MAX_M.get(split[2], 0)):
@@ -1092,7 +1102,7 @@ def choose_fused_by_fill(M: int, N: int, mode: str, arch: str, sm_budget: int,
     if (mode not in ("rs", "ar") or not fill_rule_applies(arch)
             or choose_schedule(M, arch, land_rows, None, mode) != "swapab" or one_wave):
         return None
-    if (FUSED_SPLITK and K is not None and cluster_slots
+    if (FUSED_SPLITK and K is not None and cluster_slots is not None
             and decode_fits_n(N, min(SPLITK_CTA_GROUPS), arch, "splitk", mode)):
         split = choose_splitk(M, N, K, arch, sm_budget, cluster_slots, spread=False, mode=mode)
         if split is not None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+from collections.abc import Mapping
 from pathlib import Path
 
 import torch
@@ -257,7 +258,10 @@ class GemmRsAr:
         session). `weight_aligned`: whether the weight's rows alone are on the lines (None: as
         `aligned` says); only x's off them (a weight re-laid once, as RowParallelLinear does)
         takes the rules of rows on the lines after choose_swapabx
-        (dispatch.WEIGHT_ON_LINES_RULE), and no table unless contiguous tensors lie so too."""
+        (dispatch.WEIGHT_ON_LINES_RULE), and no table unless contiguous tensors lie so too.
+        InputError for an M that is not a positive int (a call refuses those before this)."""
+        if isinstance(M, bool) or not isinstance(M, int) or M < 1:
+            raise InputError(f"choice(M): M = {M!r} must be a positive int (the rows of a call)")
         unfixed = (self.fixed_schedule, self.fixed_bn, self.fixed_cta_group) == (None, None, None)
         contiguous_layout = dispatch.rows_aligned(self.K)
         on_lines = contiguous_layout if aligned is None else aligned
@@ -280,7 +284,7 @@ class GemmRsAr:
                 # them: rows off the lines, choose_swapabx / choose_none_unaligned)
                 by_fill = dispatch.choose_none_by_fill(M, self.N, self.arch, self.sm_budget,
                                                        self.land_rows, K=self.K,
-                                                       cluster_slots=self.splitk_slots(),
+                                                       cluster_slots=LazySlots(self.splitk_slots),
                                                        aligned=on_lines,
                                                        xcast_slots=None if on_lines
                                                        else self.swapabx_slots(),
@@ -291,7 +295,8 @@ class GemmRsAr:
                 by_fill = dispatch.choose_fused_by_fill(M, self.N, self.mode, self.arch,
                                                         self.sm_budget, self.land_rows, self.tp,
                                                         K=self.K,
-                                                        cluster_slots=self.splitk_slots())
+                                                        cluster_slots=LazySlots(
+                                                            self.splitk_slots))
             if by_fill is not None:
                 return by_fill
         schedule = dispatch.choose_schedule(M, self.arch, self.land_rows, self._fixed_schedule(),
@@ -723,6 +728,30 @@ _grad_enabled = torch.is_grad_enabled
 
 #: Stands in for a group's lock in run_all of a group-less op (mode none shares no buffers).
 _NO_LOCK = contextlib.nullcontext()
+
+
+class LazySlots(Mapping):
+    """The {cluster size: clusters} of an op's splitk kernels, found (op.splitk_slots: kernels
+    loaded) at the first read only: the dispatch reads them only where choose_splitk gets past
+    its N / K bounds, so an op whose shapes never take splitk (e.g. N > 4096) loads none."""
+
+    def __init__(self, find):
+        self._find = find
+        self._slots: dict[int, int] | None = None
+
+    def _got(self) -> dict[int, int]:
+        if self._slots is None:
+            self._slots = self._find()
+        return self._slots
+
+    def __getitem__(self, ks: int) -> int:
+        return self._got()[ks]
+
+    def __iter__(self):
+        return iter(self._got())
+
+    def __len__(self) -> int:
+        return len(self._got())
 
 
 def _rebuild_op(kwargs: dict) -> GemmRsAr:

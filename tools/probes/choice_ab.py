@@ -141,7 +141,8 @@ OP_RULES = {"bounds16": BOUNDS16,
             "splitk20": {"UNALIGNED_SPLITK_FIRST_MAX_M": {2: 512, 4: 512}},
             "lines20": {"WEIGHT_ON_LINES_RULE": False},
             "relaidsplitkw": {"WEIGHT_ON_LINES_SPLITKW": True},
-            "splitkwide22": {"SPLITK_WIDE_MIN_K_TILES": 56}}
+            "splitkwide22": {"SPLITK_WIDE_MIN_K_TILES": 56},
+            "splitkwide23": {"SPLITK_WIDE_SHORT_K_MAX_M": {}}}
 
 
 def earlier_choice(rule: str, op_choice, M: int) -> tuple[str, int, int]:
