@@ -128,6 +128,11 @@ def choose_manifest(root: Path, given: Path | None, env_manifest: Path | None) -
                 bare = bare.with_name(bare.name + ".json")
             path = bare
         return path, by
+    if not root.is_dir():
+        what = "is not a directory" if root.exists() else "does not exist"
+        raise FormatError(root, f"the kernel cache {what}: pass the deployed cache's directory "
+                                f"(--cache-dir or CODEGEN_CACHE_DIR), or build one there with "
+                                f"codegen --cache-dir {root} build ...")
     newest, unreadable = None, []
     for path in manifest_paths(root):
         try:

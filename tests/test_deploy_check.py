@@ -163,6 +163,17 @@ def test_no_manifest(capsys, tmp_path, monkeypatch):
     assert rc == 1 and "holds no readable manifest" in err and "run codegen build first" in err
 
 
+@pytest.mark.parametrize("kind", ["missing", "file"])
+def test_cache_dir_that_is_no_directory(capsys, tmp_path, monkeypatch, kind):
+    root = tmp_path / "cache"
+    if kind == "file":
+        root.write_text("not a cache")
+    monkeypatch.setenv("CODEGEN_CACHE_DIR", str(root))
+    rc, out, err = run(capsys, "check-deploy", "--host-only")
+    what = "does not exist" if kind == "missing" else "is not a directory"
+    assert rc == 1 and f"{root}: the kernel cache {what}" in err and "--cache-dir" in err
+
+
 def test_manifest_by_name_by_env_and_unknown(capsys, cache, monkeypatch):
     assert run(capsys, *BUILD[:3], "--arch", "sm_90a", "--mode", "none", "--bn", "128",
                "--cta-group", "1", "--schedule", "tile", "--no-progress")[0] == 0  # a newer manifest
