@@ -438,6 +438,53 @@ def _extra_cases(R, args, torch, dist, device, group, mode, inputs, reference, c
     R.case(f"tp={tp} {mode} CUDA-graph replay M={M} K={K}", graph_replay, recover_fn(op, group))
     state.clear()
 
+    # -- special values (tests/gpu/test_special_values.py on real ranks): zero padding rows
+    # against a negative weight (every partial -0.0: the decode exchange's Lamport sentinel
+    # before the writers scrub it), +Inf on rank 0 and NaN on rank tp-1 in x; the dispatch's
+    # decode kernel, splitk in clusters of 2 and the tile schedule --
+    M, K = 64, 1536
+    assert_close = _import_assert_close()
+    special_ops = [("dispatch", GemmRsAr(group.max_M, N, K, mode, group,
+                                         timeout_ms=args.timeout_ms)),
+                   ("splitk cg=2", GemmRsAr(group.max_M, N, K, mode, group, schedule="splitk",
+                                            cta_group=2, timeout_ms=args.timeout_ms)),
+                   ("tile bn=128 cg=1", GemmRsAr(group.max_M, N, K, mode, group, schedule="tile",
+                                                 bn=128, cta_group=1,
+                                                 timeout_ms=args.timeout_ms))]
+
+    def special_values(sop):
+        x, w = inputs(next(case_ids), M, K)
+        x[40:] = 0.0
+        w = -(w.abs() + 0.01)
+        if rank == 0:
+            x[3, 100] = float("inf")
+        if rank == tp - 1:
+            x[17, 200] = float("nan")
+        ref = reference(mode, x, w)
+        torch.cuda.synchronize(device)
+        out = sop(rank, x, w, out=poisoned(sop.out_shape(M)))
+        sop.synchronize()
+        sop.check_errors()
+        o = out.float()
+        rows = ref.shape[0] if mode == "ar" else max(0, min(M, (rank + 1) * out.shape[0])
+                                                         - rank * out.shape[0])
+        first = 0 if mode == "ar" else rank * out.shape[0]
+        o_valid, r_valid = o[:rows], ref[:rows]
+        assert torch.equal(torch.isnan(o_valid), torch.isnan(r_valid)), (
+            "NaN not exactly where the reference has it")
+        inf = torch.isinf(r_valid)
+        assert torch.equal(torch.isinf(o_valid), inf), "Inf not exactly where the reference has it"
+        assert torch.equal(o_valid[inf], r_valid[inf]), "an Inf of the wrong sign"
+        zero = torch.tensor([first + i >= 40 for i in range(rows)], device=device)
+        assert bool((o_valid[zero] == 0).all()), "a padding row is not all zeros"
+        fin = torch.isfinite(r_valid).all(dim=1)
+        assert_close(o_valid[fin], r_valid[fin], "special values: finite rows")
+        assert bool((o[rows:] == 0).all()), "RS pad rows not zero"
+
+    for name, sop in special_ops:
+        R.case(f"tp={tp} {mode} special values (-0.0 partials, Inf, NaN) {name} M={M} K={K}",
+               lambda sop=sop: special_values(sop), recover_fn(sop, group))
+
     # -- a peer that never joins: rank tp-1 skips one call; the others must raise in time --
     M = 4096
     short = GemmRsAr(group.max_M, N, K, mode, group, timeout_ms=args.hang_timeout_ms)

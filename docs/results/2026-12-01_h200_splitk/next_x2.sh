@@ -27,6 +27,11 @@
 # virtual ranks only): `check` (run_correctness's fixed splitk cases and its fuzz, whose dispatch
 # now picks splitk at small N) is the first run of the rs/ar splitk kernels across GPUs, and
 # `splitk` times the dispatch (now splitk) against the old default (swapab, cta_group 1) too.
+# Twenty-fourth session: `check` (run_correctness's extra cases, --quick included) also sends
+# special values across the link (zero padding rows whose partials are all -0.0, the decode
+# exchange's Lamport sentinel before the scrub; +Inf / NaN in x) through the dispatch's decode
+# kernel, splitk in clusters of 2 and the tile schedule: new, never run (no x2 lent; the same
+# values pass on virtual ranks, tests/gpu/test_special_values.py). No kernel changed.
 # Replaces the fourth session's next_x2.sh (never run; removed: same `large` and `smalln`, here
 # with `check` and `splitk` added). Build here first (CPU, ~2 min), narrowed so the carry stays
 # under 64 MiB with the checkout (~37 MB), cubins only:
