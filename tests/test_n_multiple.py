@@ -128,7 +128,8 @@ def test_op_arguments():
 @pytest.mark.parametrize("N", [64, 192, 1088, 2880, 5056])
 def test_dispatch_picks_only_kernels_that_serve_n(N):
     """Every rule, every decode M, both budgets: a decode pick's W tiles fit N, a tile pick's
-    width divides it (a tuning candidate's may reach past N in mode none)."""
+    width serves it (rs/ar's rules: divides it; mode none's fill rule and a tuning candidate's
+    may reach past N)."""
     for M in range(1, 513, 7):
         for budget in (132, 66):
             picks = [("none", dispatch.choose_none_by_fill(M, N, "sm_90a", budget, 512, K=4096,
@@ -145,9 +146,9 @@ def test_dispatch_picks_only_kernels_that_serve_n(N):
                     assert contract.decode_fits_n(N, cg, "sm_90a", schedule, mode), (M, p)
                 else:
                     assert contract.tile_fits_n(N, bn, "sm_90a", mode), (M, p)
-                    # the rules at decode sizes take no width reaching past N (mode none's
-                    # contract.tile_ragged_n: not measured against the decode kernels there)
-                    assert i >= 3 or N % bn == 0, (M, p)
+                    # rs/ar's rules at decode sizes take no width reaching past N (mode none's
+                    # fill rule weighs them since the twenty-fourth session: FILL_TILE_EVERY_WIDTH)
+                    assert i == 0 or i >= 3 or N % bn == 0, (M, p)
 
 
 def test_op_serves_decode_rows_only_where_no_tile_width_divides_n():

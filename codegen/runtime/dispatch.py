@@ -402,21 +402,25 @@ def fill_options(M: int, N: int, arch: str, bns: tuple[int, ...] | None = None,
     (cta_group 1) at each token tile from the smallest >= M down to M / FILL_MAX_TOKEN_TILES,
     the wide decode kernels (cta_group 2: 128-row W tiles; 3: 192 rows, at its token tiles) at
     the same token tiles (`cta_groups`: only these, for probes), and the tile schedule at each
-    width dividing N (its cta_group as choose_cta_group; not the widths reaching past N). The rules before this one come first
+    width serving N (past N too: contract.tile_ragged_n) at cta_group 2 and 1 (with
+    FILL_TILE_EVERY_WIDTH False, as before the twenty-fourth session on aligned rows: each
+    width dividing N at choose_cta_group's). The rules before this one come first
     (up to M = SWAPAB_DEFAULT_MAX_M_TWO_TILES their decode default, above it the tile schedule,
     widest first), so a tie keeps what they chose. `bns`: the token tiles to weigh (default:
-    every one the arch's mode-none kernels have); `widths`: the tile widths (default: the
-    arch's mode-none ones that divide N, tile_widths). `unaligned`: x's or W's rows are not
-    whole 128-byte lines (rows_aligned): the tile schedule at every width serving N and at both
-    cta_groups (FILL_PRICE_UNALIGNED_DECODE)."""
+    every one the arch's mode-none kernels have); `widths`: the tile widths (default: every
+    one of the arch's mode-none kernels that serves N). `unaligned`: x's or W's rows are not
+    whole 128-byte lines (rows_aligned; FILL_PRICE_UNALIGNED_DECODE): the tile options as
+    above whatever FILL_TILE_EVERY_WIDTH says (since the eighteenth session)."""
     tts = token_tile_span(M, swapab_bns(arch, "none") if bns is None else bns)
+    every = unaligned or FILL_TILE_EVERY_WIDTH
     if widths is None:
-        # (only widths dividing N where rows are aligned: one reaching past N,
-        # contract.tile_ragged_n, was not measured against the decode kernels there)
-        widths = (tile_widths_serving(N, arch, "none") if unaligned else
+        # (before the twenty-fourth session only widths dividing N where rows are aligned: one
+        # reaching past N, contract.tile_ragged_n, had not been measured against the decode
+        # kernels there)
+        widths = (tile_widths_serving(N, arch, "none") if every else
                   tuple(bn for bn in tile_widths(N, arch, "none") if N % bn == 0))
     tiles = [("tile", bn, cg) for bn in sorted(widths, reverse=True)
-             for cg in ((2, 1) if unaligned else (choose_cta_group(M),))]
+             for cg in ((2, 1) if every else (choose_cta_group(M),))]
     if M <= SWAPAB_DEFAULT_MAX_M_TWO_TILES:   # the rules' decode default first
         opts = [("swapab", swapab_default_token_tile(M, "none", arch=arch),
                  swapab_cta_group(None, M, "none", arch, N))]
@@ -442,7 +446,27 @@ def fill_options(M: int, N: int, arch: str, bns: tuple[int, ...] | None = None,
 #: depth's (priced by stages, the deeper kernels drew picks that measured 0.73x-0.80x torch.mm
 #: where the fifth session's picks measured 0.80x-0.95x). (rows per k-step at least, price):
 FILL_PRICE_DECODE = ((336, 1.4), (320, 1.25))
-FILL_PRICE_TILE = 1.35
+#: Twenty-fourth session (one H200; the tile kernels have had the grouped order and the deferred,
+#: interleaved stores since the fifth session's fit): 1.35 -> 1.25, with the tile schedule weighed
+#: at every width serving N and at both cta_groups on aligned rows too (FILL_TILE_EVERY_WIDTH; as
+#: off the lines since the eighteenth session). Fitted on call 2 (20 random shapes x M 16..512,
+#: every candidate timed, worse of warm and cold; 72 points on aligned rows): 0.961 -> 0.981 of
+#: the best there (10 points moved, all at N >= 6400 and M 256..512, where the wide decode
+#: kernels' waves lost to the tile schedule's cta_group 1 at three row tiles, or to a width past
+#: N: 0.81-0.96 -> 0.95-1.06 x torch.mm); each change alone: 0.963 / 0.968. Every point of the
+#: earlier sessions' sets (231, mostly rows off the lines) unchanged. Held out: BENCHMARKS.md.
+FILL_PRICE_TILE = 1.25
+FILL_TILE_EVERY_WIDTH = True
+#: ... but FILL_PRICE_TILE_PARTIAL where M's last 128-row tile holds at most this many rows (a
+#: multiple of 16: op.prepare's kernels, one per 16 rows, stay the ones a call takes). Held out
+#: twice (calls 3 and 5, 176 points): at M 408 / 409 / 416 / 448 (the last row tile 24..64 rows
+#: full) the 1.25 price moved 8 points to the tile schedule and they measured 0.85x-1.01x of
+#: the wide decode kernels (geometric mean 0.91x), at M 314 / 320 0.97x; replayed on both with
+#: 1.35 there: 1.035x -> 1.041x and 1.009x -> 1.012x the rule before, the fit unchanged. Held
+#: out (call 6, 10 fresh random aligned shapes it moves, N 6400..7360, M 392..448): the 30
+#: points it moved all won, 1.073x (1.03x-1.17x; 0.899x -> 0.965x torch.mm).
+FILL_TILE_PARTIAL_ROWS = 64
+FILL_PRICE_TILE_PARTIAL = 1.35
 #: Where a row of x / W is not a whole number of 128-byte lines (K % 64 != 0: rows_aligned), each
 #: TMA box row spans two lines. One H200 (eighteenth session, call 4; N 7168 / 7232, M 160): the
 #: decode kernels ran 1.8x-2.0x slower (warm weight; 1.6x cold) at K 2360 / 2312 than at K 2304
@@ -495,12 +519,14 @@ def fill_cost(option: tuple[str, int, int], M: int, N: int, sm_budget: int,
     or W's rows not whole 128-byte lines): FILL_PRICE_UNALIGNED_DECODE on the decode kernels, a
     tile pair's W rows counted once per pair (eighteenth session). `decode_prices` /
     `tile_price`: the decode kernels' prices instead of FILL_PRICE_DECODE, the tile
-    schedule's instead of FILL_PRICE_TILE (rs/ar: FUSED_FILL_PRICE_DECODE,
-    FUSED_FILL_PRICE_TILE)."""
+    schedule's instead of FILL_PRICE_TILE / FILL_PRICE_TILE_PARTIAL (rs/ar:
+    FUSED_FILL_PRICE_DECODE, FUSED_FILL_PRICE_TILE)."""
     units, per_unit, slots = _fill_units(option, M, N, sm_budget, unaligned)
     cost = cdiv(max(units, 1), max(slots, 1)) * per_unit
     if not priced:
         return cost
+    if tile_price is None and option[0] == "tile" and 0 < M % BM <= FILL_TILE_PARTIAL_ROWS:
+        tile_price = FILL_PRICE_TILE_PARTIAL
     return cost * _fill_price(option, decode_prices, tile_price) * (
         FILL_PRICE_UNALIGNED_DECODE if unaligned and option[0] == "swapab" else 1.0)
 
@@ -974,7 +1000,7 @@ def choose_none_by_fill(M: int, N: int, arch: str, sm_budget: int, land_rows: in
             return split
         if by_lines is not None:
             return by_lines
-    # (at an N no multiple of 64 only the wide decode kernels and the tile widths dividing N
+    # (at an N no multiple of 64 only the wide decode kernels and the tile widths serving N
     # are options: fill_options weighs only kernels that serve N)
     opts = [o for o in fill_options(M, N, arch, bns, cta_groups, widths, unaligned)
             if not ragged_wide_past_one_wave(o, M, N, sm_budget)]

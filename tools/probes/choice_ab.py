@@ -142,7 +142,9 @@ OP_RULES = {"bounds16": BOUNDS16,
             "lines20": {"WEIGHT_ON_LINES_RULE": False},
             "relaidsplitkw": {"WEIGHT_ON_LINES_SPLITKW": True},
             "splitkwide22": {"SPLITK_WIDE_MIN_K_TILES": 56},
-            "splitkwide23": {"SPLITK_WIDE_SHORT_K_MAX_M": {}}}
+            "splitkwide23": {"SPLITK_WIDE_SHORT_K_MAX_M": {}},
+            "filltile23": {"FILL_TILE_EVERY_WIDTH": False, "FILL_PRICE_TILE": 1.35},
+            "filltile24": {"FILL_TILE_PARTIAL_ROWS": 0}}
 
 
 def earlier_choice(rule: str, op_choice, M: int) -> tuple[str, int, int]:
@@ -181,14 +183,11 @@ def resolve(rule: str, M: int, N: int, arch: str, sm_budget: int, land_rows: int
     if rule == "fillk-noragged":   # before mode none's wide kernel reached past N (twelfth)
         with patched(contract, swapab_ragged_n=lambda cg, arch: cg == 3):
             return resolve("fillk", M, N, arch, sm_budget, land_rows, K, slots)
-    if rule == "fill-flat":   # the fill rule without its prices (before the fifth session)
-        return dispatch.choose_none_by_fill(M, N, arch, sm_budget, land_rows, priced=False)
-    if rule == "fill-cg12":   # the fill rule without cta_group 3 (before the sixth session)
-        return dispatch.choose_none_by_fill(M, N, arch, sm_budget, land_rows, cta_groups=(1, 2))
-    if rule.startswith("fill-x"):   # the fill rule without some token tiles: fill-x80.96.112
-        drop = {int(v) for v in rule[len("fill-x"):].split(".") if v.isdigit()}
-        bns = tuple(b for b in contract.swapab_bns(arch, "none") if b not in drop)
-        return dispatch.choose_none_by_fill(M, N, arch, sm_budget, land_rows, bns)
+    if rule.startswith("fill-"):
+        # the fill rule of the fifth / sixth sessions (its tile options and price before the
+        # twenty-fourth session: OP_RULES["filltile23"]) without a later part
+        with patched(dispatch, **OP_RULES["filltile23"]):
+            return _fill_before(rule, M, N, arch, sm_budget, land_rows)
     if rule in ("nosplitkw", "nofill"):
         # nosplitkw: the op's rule without a table before splitkw (fifteenth session); nofill:
         # the same without the fill rule (before the fifteenth session at an N no multiple of
@@ -225,6 +224,18 @@ def resolve(rule: str, M: int, N: int, arch: str, sm_budget: int, land_rows: int
                      "fill-cg12, fill-x<tiles>, rules, "
                      "splitk-c2 / splitk-c4 (splitk at M's token tile), or e.g. swapab64c2 / "
                      "tile224c1 / splitk32c4")
+
+
+def _fill_before(rule: str, M: int, N: int, arch: str, sm_budget: int, land_rows: int):
+    if rule == "fill-flat":   # the fill rule without its prices (before the fifth session)
+        return dispatch.choose_none_by_fill(M, N, arch, sm_budget, land_rows, priced=False)
+    if rule == "fill-cg12":   # the fill rule without cta_group 3 (before the sixth session)
+        return dispatch.choose_none_by_fill(M, N, arch, sm_budget, land_rows, cta_groups=(1, 2))
+    if rule.startswith("fill-x"):   # the fill rule without some token tiles: fill-x80.96.112
+        drop = {int(v) for v in rule[len("fill-x"):].split(".") if v.isdigit()}
+        bns = tuple(b for b in contract.swapab_bns(arch, "none") if b not in drop)
+        return dispatch.choose_none_by_fill(M, N, arch, sm_budget, land_rows, bns)
+    raise ValueError(f"unknown rule '{rule}': fill-flat, fill-cg12, fill-x<tiles>")
 
 
 def expand(rules: list[str], M: int, N: int, arch: str, sm_budget: int, land_rows: int,
