@@ -737,3 +737,4 @@ def test_choice_refuses_an_m_that_is_no_positive_int(M):
     with pytest.raises(InputError, match="positive int"):
         op.config(M)
     assert op.choice(1)[0] == "swapab"
+    assert op.choice(torch.tensor(64).numpy()[()]) == op.choice(64)   # a numpy int counts

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import operator
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -260,8 +261,13 @@ class GemmRsAr:
         takes the rules of rows on the lines after choose_swapabx
         (dispatch.WEIGHT_ON_LINES_RULE), and no table unless contiguous tensors lie so too.
         InputError for an M that is not a positive int (a call refuses those before this)."""
-        if isinstance(M, bool) or not isinstance(M, int) or M < 1:
+        try:
+            rows = None if isinstance(M, bool) else operator.index(M)   # (numpy ints too)
+        except TypeError:
+            rows = None
+        if rows is None or rows < 1:
             raise InputError(f"choice(M): M = {M!r} must be a positive int (the rows of a call)")
+        M = rows
         unfixed = (self.fixed_schedule, self.fixed_bn, self.fixed_cta_group) == (None, None, None)
         contiguous_layout = dispatch.rows_aligned(self.K)
         on_lines = contiguous_layout if aligned is None else aligned
