@@ -84,6 +84,22 @@ def assert_close(out: torch.Tensor, ref: torch.Tensor, what: str) -> None:
     assert max_abs < bound, f"{what}: max abs error {max_abs:.3e} >= {bound:.3e}"
 
 
+def assert_special(out: torch.Tensor, ref: torch.Tensor, zero_rows: torch.Tensor, what: str):
+    """For inputs with special values (tests/gpu/test_special_values.py, run_correctness.py):
+    NaN / +-Inf exactly where `ref` has them, exact zeros in `zero_rows` (a bool per row), the
+    rows that are finite in `ref` within assert_close's tolerance."""
+    o = out.float()
+    assert torch.equal(torch.isnan(o), torch.isnan(ref)), (
+        f"{what}: NaN at {int(torch.isnan(o).sum())} elements, the reference at "
+        f"{int(torch.isnan(ref).sum())}")
+    inf = torch.isinf(ref)
+    assert torch.equal(torch.isinf(o), inf) and torch.equal(o[inf], ref[inf]), (
+        f"{what}: Inf at {int(torch.isinf(o).sum())} elements, the reference at {int(inf.sum())}")
+    assert bool((o[zero_rows] == 0).all()), f"{what}: a padding row is not all zeros"
+    finite_rows = torch.isfinite(ref).all(dim=1)
+    assert_close(out[finite_rows], ref[finite_rows], what)
+
+
 def check_outputs(mode, outs, xs, ws, what):
     ref = reference_sum(xs, ws)
     tp = len(xs)

@@ -9,7 +9,8 @@ import pytest
 import torch
 
 from codegen.runtime import GemmRsAr, VirtualGroup
-from gpu_common import assert_close, fresh, poisoned, reference_sum, requires_gpu, rs_slice
+from gpu_common import (assert_special, fresh, poisoned, reference_sum, requires_gpu,
+                        rs_slice)
 
 N, K, M = 1536, 2048, 64
 TIMEOUT_MS = 3000
@@ -39,21 +40,6 @@ def special_inputs(tp: int):
         xs.append(x)
         ws.append(-(fresh((N, K)).abs() + 0.01))
     return xs, ws
-
-
-def assert_special(out: torch.Tensor, ref: torch.Tensor, zero_rows: torch.Tensor, what: str):
-    """NaN / +-Inf exactly where `ref` has them, exact zeros in `zero_rows` (a bool per row),
-    the rows that are finite in `ref` within assert_close's tolerance."""
-    o = out.float()
-    assert torch.equal(torch.isnan(o), torch.isnan(ref)), (
-        f"{what}: NaN at {int(torch.isnan(o).sum())} elements, the reference at "
-        f"{int(torch.isnan(ref).sum())}")
-    inf = torch.isinf(ref)
-    assert torch.equal(torch.isinf(o), inf) and torch.equal(o[inf], ref[inf]), (
-        f"{what}: Inf at {int(torch.isinf(o).sum())} elements, the reference at {int(inf.sum())}")
-    assert bool((o[zero_rows] == 0).all()), f"{what}: a padding row is not all zeros"
-    finite_rows = torch.isfinite(ref).all(dim=1)
-    assert_close(out[finite_rows], ref[finite_rows], what)
 
 
 def _check_fused(op, mode, tp, xs, ws, outs, what):

@@ -8,7 +8,6 @@ the partial-row-tile price replayed on calls 3 and 5.
 
     PYTHONPATH=. python3 docs/results/2026-12-03_h200_twentyfourth/fit.py
 """
-import contextlib
 import json
 import math
 import re
@@ -19,7 +18,9 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE.parent
 sys.path.insert(0, str(HERE.parents[2]))
+sys.path.insert(0, str(HERE.parents[2] / "tools" / "probes"))
 from codegen.runtime import GemmRsAr, dispatch  # noqa: E402
+from choice_ab import OP_RULES, patched  # noqa: E402  (dispatch constants set back in a block)
 
 SLOTS = {2: 66, 4: 30}
 CAND = re.compile(r"^(tile|swapabx|swapab|splitkw|splitk)(\d+)c([1-4])$")
@@ -64,20 +65,6 @@ def choice(N: int, K: int, M: int) -> str:
     return f"{s}{bn}c{cg}"
 
 
-@contextlib.contextmanager
-def patched(**values):
-    saved = {k: getattr(dispatch, k) for k in values}
-    for k, v in values.items():
-        setattr(dispatch, k, v)
-    _OPS.clear()
-    try:
-        yield
-    finally:
-        for k, v in saved.items():
-            setattr(dispatch, k, v)
-        _OPS.clear()
-
-
 def score(rows, label, subset=lambda r: True):
     got, missing = [], 0
     for r in rows:
@@ -94,7 +81,7 @@ def score(rows, label, subset=lambda r: True):
     return got
 
 
-BEFORE = dict(FILL_TILE_EVERY_WIDTH=False, FILL_PRICE_TILE=1.35)   # choice_ab's filltile23
+BEFORE = OP_RULES["filltile23"]   # the rule before the session
 
 
 def fit_set():
@@ -106,11 +93,11 @@ def fit_set():
                "aligned rows, M > 128": lambda r: dispatch.rows_aligned(r["K"]) and r["M"] > 128}
     for name, sub in subsets.items():
         print(name)
-        with patched(**BEFORE):
+        with patched(dispatch, **BEFORE):
             score(rows, "before (filltile23)", sub)
-        with patched(FILL_TILE_EVERY_WIDTH=False):
+        with patched(dispatch, FILL_TILE_EVERY_WIDTH=False):
             score(rows, "price 1.25 only", sub)
-        with patched(FILL_PRICE_TILE=1.35):
+        with patched(dispatch, FILL_PRICE_TILE=1.35):
             score(rows, "every width only", sub)
         score(rows, "as checked out", sub)
 
@@ -143,7 +130,7 @@ def partial_replay():
             rows = json.load(tar.extractfile(f"r/{name}.json"))
         for label, values in (("without it", dict(FILL_TILE_PARTIAL_ROWS=0)), ("with it", {})):
             got = []
-            with patched(**values):
+            with patched(dispatch, **values):
                 for r in rows:
                     old = r["rules"]["filltile23"]
                     m = VARIANT.match(r["variants"]["dispatch"])
