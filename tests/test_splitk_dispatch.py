@@ -115,7 +115,9 @@ def test_grid_holds_only_resident_clusters():
     (2048, 2048, 16, ("splitk", 16, 2)),     # 1.20x-1.23x at M 1 / 24 / 48
     (3584, 1984, 1, ("splitk", 16, 2)),      # 1.09x
     (2560, 1600, 16, ("splitk", 16, 2)),     # 1.09x-1.12x
-    (1600, 1872, 48, ("splitk", 64, 2)),     # 1.21x
+    (1600, 1872, 48, ("splitk", 64, 4)),     # 1.21x in clusters of 2; since the twenty-fifth
+                                             # session's small-N clause (choose_splitk_short)
+                                             # clusters of 4 (N 1728 K 1984 M 48: 1.15x over 2)
     (2752, 2088, 40, ("splitk", 64, 2)),     # 1.04x-1.09x (33 k-tiles)
     (3392, 1784, 28, ("splitk", 32, 2)),     # 0.99x-1.04x
     (2048, 1536, 16, ("splitk", 16, 2)),     # 1.11x-1.14x (24 k-tiles)
@@ -128,7 +130,8 @@ def test_grid_holds_only_resident_clusters():
     # ...and did not: the fill rule's choice stays
     (2560, 4096, 129, None),                 # past 128: two token tiles (the spread clause
                                              # wants K > 2752 and 80 pairs fit no wave)
-    (1536, 1024, 16, None),                  # short K (16 k-tiles): not measured with splitk
+    (1536, 1024, 16, ("splitk", 16, 4)),     # 16 k-tiles: choose_splitk_short (twenty-fifth
+                                             # session; N 704 K 1024 M 16: 1.17x the decode kernel)
     (2048, 1152, 16, None),                  # 18 k-tiles
     (2560, 2240, 100, None),                 # clusters of 2 past M 64 below 36 k-tiles: not
                                              # measured (at 36: 0.91x-0.93x torch.mm, 1.04x-1.12x)
@@ -265,14 +268,16 @@ def test_splitk_one_token_tile_up_to_192(N, K, M, want):
     (1024, 1536, 256, None),                  # 24 k-tiles: not measured
     # ...and clusters of 4 first where every pair gets one (30 on an H200), from 32 k-tiles
     (640, 4096, 256, ("splitk", 128, 4)),     # 20 pairs: 0.92x -> 1.22x
-    (768, 2048, 160, ("splitk", 128, 4)),     # before one token tile of 160: 0.90x -> 0.98x
+    (768, 2048, 160, ("splitk", 32, 2)),      # before one token tile of 160: 0.90x -> 0.98x
+                                              # (splitk128c4); since the twenty-fifth session
+                                              # choose_splitk_short's 5 token tiles of 32
     (640, 4096, 384, ("splitk", 128, 4)),     # 30 pairs: 0.89x -> 0.93x
     (640, 4096, 448, ("splitk", 128, 2)),     # 40 pairs: clusters of 2
     (512, 1600, 256, ("splitk", 128, 2)),     # 25 k-tiles: too few for clusters of 4
 ])
 def test_splitk_spread_clause(N, K, M, want):
     assert dispatch.choose_splitk(M, N, K, "sm_90a", 132, dict(H200_SLOTS)) == want
-    if want and want[2] == 2:
+    if want and want[1:] == (128, 2):
         # the grid gives every pair its cluster; fewer clusters (a budget, the device), or
         # the sm_100a kernels that do not spread: not taken
         v = Variant("sm_90a", "none", None, 128, 2, None, schedule="splitk")
@@ -343,3 +348,73 @@ def test_fused_splitk_bounds():
     # sm_100a has no fill rule
     assert dispatch.choose_fused_by_fill(16, 1024, "rs", "sm_100a", 74, 512, 2, K=8192,
                                          cluster_slots={2: 33}) is None
+
+
+# ---- small N, short K: choose_splitk_short (twenty-fifth session) ---------------------------
+@pytest.mark.parametrize("N,K,M,want", [
+    # the fit (call 1: every candidate timed; the measured best, or the pick's share of it)
+    (960, 1472, 1, ("splitk", 16, 4)),       # best (the dispatch before: 0.90 of it)
+    (960, 1472, 48, ("splitk", 32, 4)),      # best (before: 0.82)
+    (1088, 1200, 48, ("splitk", 16, 2)),     # best: 3 token tiles x 17 W tiles of 2 (before 0.78)
+    (1728, 1984, 48, ("splitk", 64, 4)),     # best (before 0.87)
+    (960, 1472, 128, ("splitk", 64, 4)),     # best (before 0.84)
+    (1728, 1984, 128, ("splitk", 128, 4)),   # best (before 0.82)
+    (1728, 1600, 80, ("splitk", 64, 2)),     # best: a tie with 128c4 in the model (c2 goes first)
+    (704, 1024, 176, ("splitk", 32, 2)),     # best: 6 token tiles x 11 W tiles = 66 pairs
+    (1856, 1696, 176, ("splitk", 128, 2)),   # best (0.99: the spread clause's pick before too)
+    (832, 2104, 176, ("splitk", 128, 4)),    # 0.96 of 64c2 (the model's one miss in the fit)
+])
+def test_splitk_short_clause_picks(N, K, M, want):
+    assert dispatch.choose_splitk_short(M, N, K, "sm_90a", 132, dict(H200_SLOTS)) == want
+    assert dispatch.choose_splitk(M, N, K, "sm_90a", 132, dict(H200_SLOTS)) == want
+    got = dispatch.choose_none_by_fill(M, N, "sm_90a", 132, 512, K=K, cluster_slots=H200_SLOTS)
+    assert got == want
+
+
+@pytest.mark.parametrize("N,K,M,kw", [
+    (1984, 1472, 16, {}),                   # 31 W tiles: clusters of 4 fit no wave
+    (960, 824, 16, {}),                     # 13 k-tiles from K 769: 824 is 13, 768 is 12 (below)
+    (960, 2304, 16, {}),                    # 36 k-tiles: SPLITK_LONG_K_TILES (the rules before)
+    (960, 1472, 193, {}),                   # past SPLITK_SHORT_MAX_M
+    (960, 1472, 16, {"mode": "rs"}),        # rs / ar: not measured
+    (960, 1472, 16, {"arch": "sm_100a"}),   # its kernels do not spread (compile-only here)
+])
+def test_splitk_short_clause_bounds(N, K, M, kw):
+    arch, mode = kw.get("arch", "sm_90a"), kw.get("mode", "none")
+    got = dispatch.choose_splitk_short(M, N, K, arch, 132, dict(H200_SLOTS), mode)
+    if K == 824:   # the lowest bound is inclusive; one k-tile less is out
+        assert got is not None
+        assert dispatch.choose_splitk_short(M, N, 768, arch, 132, dict(H200_SLOTS), mode) is None
+        return
+    assert got is None
+
+
+def test_splitk_short_clause_fits_one_wave():
+    """Over a grid: a choice is a token tile of the call's span up to SPLITK_SHORT_MAX_BT in a
+    cluster size the op can load and K allows, whose pairs all get a cluster at once (the budget
+    and the device both), and the cheapest such option; a budget or device with room for none
+    leaves the choice to the rules after it; without `spread` choose_splitk never takes it."""
+    slots_cases = (dict(H200_SLOTS), {2: 66}, {4: 30}, {2: 20, 4: 8}, {})
+    for N in (64, 640, 1000, 1344, 1920):
+        for K in (832, 1216, 1600, 2240):
+            for M in (1, 16, 17, 48, 65, 100, 128, 150, 176, 192):
+                for budget in (132, 60, 17):
+                    for slots in slots_cases:
+                        got = dispatch.choose_splitk_short(M, N, K, "sm_90a", budget, slots)
+                        tiles = -(-N // 64)
+                        opts = [(bt, ks) for ks in slots for bt in
+                                dispatch.token_tile_span(M, contract.splitk_bns("sm_90a", "none"))
+                                if bt <= dispatch.SPLITK_SHORT_MAX_BT
+                                and tiles * -(-M // bt) <= min(slots[ks], budget // ks)]
+                        if not opts:
+                            assert got is None, (N, K, M, budget, slots)
+                            continue
+                        assert got is not None and got[0] == "splitk"
+                        _, bt, ks = got
+                        assert (bt, ks) in opts
+                        kt = dispatch.k_tiles_of(K)
+                        assert dispatch.splitk_short_cost(M, tiles, kt, bt, ks) == min(
+                            dispatch.splitk_short_cost(M, tiles, kt, b, k) for b, k in opts)
+                        plain = dispatch.choose_splitk(M, N, K, "sm_90a", budget, slots,
+                                                       spread=False)
+                        assert plain != got or plain[1] >= M

@@ -657,6 +657,63 @@ SPLITK_SPREAD_FIRST_KS = 4   # tried before the one-token-tile choice (None: nev
 SPLITK_SPREAD_KS = 2         # ... and after it
 
 
+#: Small N and short K (twenty-fifth session, one H200, mode none, worse of warm and cold): at
+#: most SPLITK_SHORT_MAX_W_TILES 64-row W tiles (N <= 1920: a cluster of 4 per W tile fits one
+#: wave) and SPLITK_SHORT_K_TILES k-tiles (13..35, below SPLITK_LONG_K_TILES), M up to
+#: SPLITK_SHORT_MAX_M, the rules above left most SMs idle: clusters of 2 at one token tile (from
+#: 20 k-tiles), else the decode kernels (N / 64 CTAs or fewer). Every candidate timed at 8
+#: random shapes (N 704..1856, K 1024..2104, half off the 128-byte lines) x M 1 / 16 / 48 / 80 /
+#: 128 / 176: the best was always a splitk kernel, and the cheapest under splitk_short_cost
+#: among the splitk options whose (W tile, token tile) pairs fit one wave of their clusters
+#: (token tiles up to SPLITK_SHORT_MAX_BT: 160 / 192 in clusters of 4 lost to 128 in clusters of
+#: 2 at M 176) scored 0.997 of the best where the dispatch scored 0.890 (48 points; the
+#: twenty-fourth session's 18 such points: 0.995 against 0.906). Past 35 k-tiles the model lost
+#: (more token tiles re-read a long W: 0.65x-0.70x at 150+ k-tiles). Held out: BENCHMARKS.md.
+SPLITK_SHORT_MAX_W_TILES = 30
+SPLITK_SHORT_K_TILES = (13, SPLITK_LONG_K_TILES)   # [from, to)
+SPLITK_SHORT_MAX_M = 192
+SPLITK_SHORT_MAX_BT = 128
+#: ... the handoff's price per token row and extra CTA of the cluster, in k-tile rows (fitted:
+#: 0 -> 0.974 of the best, 1 -> 0.997, 2 -> 0.996, 3 -> 0.990)
+SPLITK_SHORT_HANDOFF = 1.0
+SPLITK_SHORT_MODES = ("none",)
+
+
+def splitk_short_cost(M: int, tiles: int, k_tiles: int, bt: int, ks: int) -> float:
+    """The small-N clause's price of splitk at token tile `bt` in clusters of `ks` (one wave of
+    (W tile, token tile) pairs): the rows one CTA streams per k-step (64 W rows + bt tokens)
+    times its k-tiles, plus the handoff of its partial (SPLITK_SHORT_HANDOFF per token row and
+    extra CTA)."""
+    return (SWAPAB_BM + bt) * cdiv(k_tiles, ks) + SPLITK_SHORT_HANDOFF * bt * (ks - 1)
+
+
+def choose_splitk_short(M: int, N: int, K: int, arch: str, sm_budget: int,
+                        cluster_slots: dict[int, int], mode: str = "none"
+                        ) -> tuple[str, int, int] | None:
+    """The small-N, short-K clause of choose_splitk (see SPLITK_SHORT_*): of the splitk token
+    tiles up to SPLITK_SHORT_MAX_BT a call may be cut into (token_tile_span) and the cluster
+    sizes the op can load, those whose pairs get a cluster each at once, the cheapest by
+    splitk_short_cost (ties: the smaller cluster, then the larger token tile); None outside its
+    bounds or where no option fits one wave (the rules after it decide)."""
+    tiles, k_tiles = cdiv(N, SWAPAB_BM), k_tiles_of(K)
+    if (mode not in SPLITK_SHORT_MODES or not splitk_spread(arch, mode)
+            or tiles > SPLITK_SHORT_MAX_W_TILES or M > SPLITK_SHORT_MAX_M
+            or not SPLITK_SHORT_K_TILES[0] <= k_tiles < SPLITK_SHORT_K_TILES[1]):
+        return None
+    bts = [bt for bt in token_tile_span(M, splitk_bns(arch, mode)) if bt <= SPLITK_SHORT_MAX_BT]
+    best = None
+    for ks in sorted((ks for ks in cluster_slots if ks in SPLITK_CTA_GROUPS
+                      and K >= splitk_min_k(ks))):
+        room = min(cluster_slots[ks], sm_budget // ks)
+        for bt in sorted(bts, reverse=True):
+            if tiles * cdiv(M, bt) > room:
+                continue
+            cost = splitk_short_cost(M, tiles, k_tiles, bt, ks)
+            if best is None or cost < best[0]:
+                best = (cost, ("splitk", bt, ks))
+    return best and best[1]
+
+
 def splitk_max_m(ks: int, k_tiles: int) -> int:
     """The most rows choose_splitk serves with one token tile in clusters of `ks`:
     SPLITK_MAX_M, or SPLITK_LONG_K_MAX_M where K has SPLITK_LONG_K_TILES k-tiles."""
@@ -676,10 +733,18 @@ def choose_splitk(M: int, N: int, K: int, arch: str, sm_budget: int,
     mode's kernels must spread: mode none on sm_90a),
     clusters of SPLITK_SPREAD_FIRST_KS (before the one-token-tile choice) or SPLITK_SPREAD_KS
     (after it) at token tile SPLITK_SPREAD_BT where they give every (W tile, token tile) pair
-    one at once. rs/ar (FUSED_SPLITK) call it with their `mode`."""
+    one at once. Before all of that, at small N and short K (mode none),
+    choose_splitk_short's choice where it has one (twenty-fifth session; `spread` False: not,
+    as before it). rs/ar (FUSED_SPLITK) call it with their `mode`."""
     tiles, k_tiles = cdiv(N, SWAPAB_BM), k_tiles_of(K)
     bns = splitk_bns(arch, mode)
-    if arch not in SCHEDULE_ARCHS.get("splitk", ()) or tiles > SPLITK_WIDE_MAX_W_TILES or (
+    if arch not in SCHEDULE_ARCHS.get("splitk", ()):
+        return None
+    # small N, short K (mode none): the cheapest option that fits one wave (SPLITK_SHORT_*)
+    short = choose_splitk_short(M, N, K, arch, sm_budget, cluster_slots, mode) if spread else None
+    if short is not None:
+        return short
+    if tiles > SPLITK_WIDE_MAX_W_TILES or (
             tiles > SPLITK_MAX_W_TILES and k_tiles < SPLITK_WIDE_MIN_K_TILES
             and M > SPLITK_WIDE_SHORT_K_MAX_M.get(mode, 0)):
         return None

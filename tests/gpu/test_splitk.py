@@ -141,3 +141,30 @@ def test_none_splitk_past_n(N, K, budget, cg):
         check_none(op, M, N, K, f"none splitk cg={cg} N={N} K={K} budget={budget}", guard=True)
         launch = op.last_launch[0]
         assert (launch["schedule"], launch["cta_group"]) == ("splitk", cg), (M, launch)
+
+
+@pytest.mark.gpu
+@requires_gpu
+@pytest.mark.parametrize("N,K", [
+    (960, 1472),     # 15 W tiles, 23 k-tiles: clusters of 4 at token tiles 16 / 32 / 64 / 128
+    (1344, 1824),    # 21 W tiles, 29 k-tiles, rows off the 128-byte lines: clusters of 2 and 4
+    (1000, 1096),    # 16 W tiles, the last one 40 rows (past N), 18 k-tiles, K % 64 = 8
+])
+def test_none_dispatch_small_n_short_k(N, K):
+    """Without a table, mode none at small N and short K dispatches choose_splitk_short's pick
+    (token tiles spread over clusters of 2 or 4, one wave) up to M = SPLITK_SHORT_MAX_M, the
+    rules after it above; every call correct, M forward and backward, then graph replay."""
+    op = GemmRsAr(512, N, K, "none")
+    slots = op.splitk_slots()
+    ms = sorted({*DECODE_MS, 17, 33, 48, 65, 80, 129, 176, 192, 193, 256})
+    taken = set()
+    for M in ms + ms[::-1]:
+        check_none(op, M, N, K, f"none dispatch small N={N} K={K}")
+        launch = op.last_launch[0]
+        want = dispatch.choose_splitk_short(M, N, K, "sm_90a", op.sm_budget, slots)
+        assert (M <= dispatch.SPLITK_SHORT_MAX_M) == (want is not None), (M, want)
+        if want is not None:
+            assert (launch["schedule"], launch["bn"], launch["cta_group"]) == want, (M, launch)
+            taken.add(want)
+    assert {ks for _, _, ks in taken} == set(CGS) or N == 960, taken   # both cluster sizes ran
+    check_none_graph(op, 80, N, K, f"none dispatch small N={N} K={K} graph")

@@ -131,7 +131,10 @@ def patched(module, **values):
 #: every M, before the twenty-first session's UNALIGNED_SPLITK_FIRST_MAX_M), `lines20` (a call
 #: with only x's rows off the lines dispatched as one with both off, before the twenty-first
 #: session's WEIGHT_ON_LINES_RULE: for probes that pass such a layout), `relaidsplitkw` (the
-#: candidate dispatch.WEIGHT_ON_LINES_SPLITKW turned on; with --relay-weight).
+#: candidate dispatch.WEIGHT_ON_LINES_SPLITKW turned on; with --relay-weight), `splitkwide22` /
+#: `splitkwide23` / `filltile23` / `filltile24` (the rules before the twenty-third / twenty-fourth
+#: sessions' changes), `splitkshort24` (without the twenty-fifth session's small-N, short-K
+#: clause, dispatch.choose_splitk_short).
 OP_RULES = {"bounds16": BOUNDS16,
             "tilecg2": {"TILE_CG1_PRICE": float("inf"), "TILE_CG1_PRICE_ALIGNED": float("inf")},
             "tile19": {"TILE_CG1_PRICE_ALIGNED": 1.2},
@@ -144,7 +147,8 @@ OP_RULES = {"bounds16": BOUNDS16,
             "splitkwide22": {"SPLITK_WIDE_MIN_K_TILES": 56},
             "splitkwide23": {"SPLITK_WIDE_SHORT_K_MAX_M": {}},
             "filltile23": {"FILL_TILE_EVERY_WIDTH": False, "FILL_PRICE_TILE": 1.35},
-            "filltile24": {"FILL_TILE_PARTIAL_ROWS": 0}}
+            "filltile24": {"FILL_TILE_PARTIAL_ROWS": 0},
+            "splitkshort24": {"SPLITK_SHORT_MAX_W_TILES": 0}}
 
 
 def earlier_choice(rule: str, op_choice, M: int) -> tuple[str, int, int]:
