@@ -262,10 +262,12 @@ def test_splitk_one_token_tile_up_to_192(N, K, M, want):
     (2560, 6144, 176, None),                  # 80 pairs
     (1024, 14336, 128, ("splitk", 128, 4)),   # one token tile: the clauses before this one
     # seventeenth session (the cheaper handoff): from 25 k-tiles (before: 44)...
-    (1024, 2048, 256, ("splitk", 128, 2)),    # 32 k-tiles (N 1024 K 2496 M 256: a tie)
+    # (below 36 k-tiles, up to M 384, the twenty-fifth session's choose_splitk_short goes first:
+    # smaller token tiles where more pairs fit one wave)
+    (1024, 2048, 256, ("splitk", 64, 2)),     # 32 k-tiles (N 1024 K 2496 M 256: a tie); 128c2
     (768, 2048, 384, ("splitk", 128, 2)),     # 0.76x -> 0.87x torch.mm
-    (512, 1600, 384, ("splitk", 128, 2)),     # 25 k-tiles: 0.75x -> 0.81x
-    (1024, 1536, 256, None),                  # 24 k-tiles: not measured
+    (512, 1600, 384, ("splitk", 64, 2)),      # 25 k-tiles: 0.75x -> 0.81x (128c2)
+    (1024, 1536, 256, ("splitk", 64, 2)),     # 24 k-tiles: none before the twenty-fifth session
     # ...and clusters of 4 first where every pair gets one (30 on an H200), from 32 k-tiles
     (640, 4096, 256, ("splitk", 128, 4)),     # 20 pairs: 0.92x -> 1.22x
     (768, 2048, 160, ("splitk", 32, 2)),      # before one token tile of 160: 0.90x -> 0.98x
@@ -273,7 +275,7 @@ def test_splitk_one_token_tile_up_to_192(N, K, M, want):
                                               # choose_splitk_short's 5 token tiles of 32
     (640, 4096, 384, ("splitk", 128, 4)),     # 30 pairs: 0.89x -> 0.93x
     (640, 4096, 448, ("splitk", 128, 2)),     # 40 pairs: clusters of 2
-    (512, 1600, 256, ("splitk", 128, 2)),     # 25 k-tiles: too few for clusters of 4
+    (512, 1600, 256, ("splitk", 32, 2)),      # 25 k-tiles: too few for clusters of 4 (128c2)
 ])
 def test_splitk_spread_clause(N, K, M, want):
     assert dispatch.choose_splitk(M, N, K, "sm_90a", 132, dict(H200_SLOTS)) == want
@@ -375,7 +377,7 @@ def test_splitk_short_clause_picks(N, K, M, want):
     (1984, 1472, 16, {}),                   # 31 W tiles: clusters of 4 fit no wave
     (960, 824, 16, {}),                     # 13 k-tiles from K 769: 824 is 13, 768 is 12 (below)
     (960, 2304, 16, {}),                    # 36 k-tiles: SPLITK_LONG_K_TILES (the rules before)
-    (960, 1472, 193, {}),                   # past SPLITK_SHORT_MAX_M
+    (960, 1472, 385, {}),                   # past SPLITK_SHORT_MAX_M
     (960, 1472, 16, {"mode": "rs"}),        # rs / ar: not measured
     (960, 1472, 16, {"arch": "sm_100a"}),   # its kernels do not spread (compile-only here)
 ])
@@ -397,7 +399,7 @@ def test_splitk_short_clause_fits_one_wave():
     slots_cases = (dict(H200_SLOTS), {2: 66}, {4: 30}, {2: 20, 4: 8}, {})
     for N in (64, 640, 1000, 1344, 1920):
         for K in (832, 1216, 1600, 2240):
-            for M in (1, 16, 17, 48, 65, 100, 128, 150, 176, 192):
+            for M in (1, 16, 17, 48, 65, 100, 128, 150, 176, 192, 200, 256, 384):
                 for budget in (132, 60, 17):
                     for slots in slots_cases:
                         got = dispatch.choose_splitk_short(M, N, K, "sm_90a", budget, slots)

@@ -668,10 +668,13 @@ SPLITK_SPREAD_KS = 2         # ... and after it
 #: (token tiles up to SPLITK_SHORT_MAX_BT: 160 / 192 in clusters of 4 lost to 128 in clusters of
 #: 2 at M 176) scored 0.997 of the best where the dispatch scored 0.890 (48 points; the
 #: twenty-fourth session's 18 such points: 0.995 against 0.906). Past 35 k-tiles the model lost
-#: (more token tiles re-read a long W: 0.65x-0.70x at 150+ k-tiles). Held out: BENCHMARKS.md.
+#: (more token tiles re-read a long W: 0.65x-0.70x at 150+ k-tiles). Held out (call 2, 10 fresh
+#: random shapes x M 1..192): 79 of 90 points moved, 1.154x, 0.877 -> 0.995 of the best. Then M
+#: up to 384 (before: 192), fitted on call 2's same shapes at M 224..384 (0.918 -> 0.977 of the
+#: best; 24 moved, 1.107x). BENCHMARKS.md, twenty-fifth session.
 SPLITK_SHORT_MAX_W_TILES = 30
 SPLITK_SHORT_K_TILES = (13, SPLITK_LONG_K_TILES)   # [from, to)
-SPLITK_SHORT_MAX_M = 192
+SPLITK_SHORT_MAX_M = 384
 SPLITK_SHORT_MAX_BT = 128
 #: ... the handoff's price per token row and extra CTA of the cluster, in k-tile rows (fitted:
 #: 0 -> 0.974 of the best, 1 -> 0.997, 2 -> 0.996, 3 -> 0.990)

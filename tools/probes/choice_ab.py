@@ -134,7 +134,8 @@ def patched(module, **values):
 #: candidate dispatch.WEIGHT_ON_LINES_SPLITKW turned on; with --relay-weight), `splitkwide22` /
 #: `splitkwide23` / `filltile23` / `filltile24` (the rules before the twenty-third / twenty-fourth
 #: sessions' changes), `splitkshort24` (without the twenty-fifth session's small-N, short-K
-#: clause, dispatch.choose_splitk_short).
+#: clause, dispatch.choose_splitk_short), `splitkshort192` (that clause up to M 192 only, as
+#: first held out).
 OP_RULES = {"bounds16": BOUNDS16,
             "tilecg2": {"TILE_CG1_PRICE": float("inf"), "TILE_CG1_PRICE_ALIGNED": float("inf")},
             "tile19": {"TILE_CG1_PRICE_ALIGNED": 1.2},
@@ -148,7 +149,8 @@ OP_RULES = {"bounds16": BOUNDS16,
             "splitkwide23": {"SPLITK_WIDE_SHORT_K_MAX_M": {}},
             "filltile23": {"FILL_TILE_EVERY_WIDTH": False, "FILL_PRICE_TILE": 1.35},
             "filltile24": {"FILL_TILE_PARTIAL_ROWS": 0},
-            "splitkshort24": {"SPLITK_SHORT_MAX_W_TILES": 0}}
+            "splitkshort24": {"SPLITK_SHORT_MAX_W_TILES": 0},
+            "splitkshort192": {"SPLITK_SHORT_MAX_M": 192}}
 
 
 def earlier_choice(rule: str, op_choice, M: int) -> tuple[str, int, int]:
