@@ -415,8 +415,8 @@ def test_splitk_short_clause_fits_one_wave():
                         _, bt, ks = got
                         assert (bt, ks) in opts
                         kt = dispatch.k_tiles_of(K)
-                        assert dispatch.splitk_short_cost(M, tiles, kt, bt, ks) == min(
-                            dispatch.splitk_short_cost(M, tiles, kt, b, k) for b, k in opts)
+                        assert dispatch.splitk_short_cost(kt, bt, ks) == min(
+                            dispatch.splitk_short_cost(kt, b, k) for b, k in opts)
                         plain = dispatch.choose_splitk(M, N, K, "sm_90a", budget, slots,
                                                        spread=False)
                         assert plain != got or plain[1] >= M

@@ -682,7 +682,7 @@ SPLITK_SHORT_HANDOFF = 1.0
 SPLITK_SHORT_MODES = ("none",)
 
 
-def splitk_short_cost(M: int, tiles: int, k_tiles: int, bt: int, ks: int) -> float:
+def splitk_short_cost(k_tiles: int, bt: int, ks: int) -> float:
     """The small-N clause's price of splitk at token tile `bt` in clusters of `ks` (one wave of
     (W tile, token tile) pairs): the rows one CTA streams per k-step (64 W rows + bt tokens)
     times its k-tiles, plus the handoff of its partial (SPLITK_SHORT_HANDOFF per token row and
@@ -711,7 +711,7 @@ def choose_splitk_short(M: int, N: int, K: int, arch: str, sm_budget: int,
         for bt in sorted(bts, reverse=True):
             if tiles * cdiv(M, bt) > room:
                 continue
-            cost = splitk_short_cost(M, tiles, k_tiles, bt, ks)
+            cost = splitk_short_cost(k_tiles, bt, ks)
             if best is None or cost < best[0]:
                 best = (cost, ("splitk", bt, ks))
     return best and best[1]
