@@ -321,9 +321,9 @@ def test_fused_tile_past_n_dispatched(mode):
 def test_none_n_a_multiple_of_8(N):
     """Mode none on sm_90a at an N no multiple of 64 (fourteenth session: N any multiple of 8,
     contract.N_MULTIPLE_NONE): the dispatcher (the wide decode kernels, then the tile schedule,
-    their last W / N tile past N; at small N splitk, choose_splitk_short), each tile width at both cta_groups, the wide decode kernels
-    fixed (cta_group 2 and 3); K ragged; outputs NaN-poisoned with a guard row past their end;
-    a graph replayed on fresh inputs."""
+    their last W / N tile past N; at small N splitk, choose_splitk_short), each tile width at
+    both cta_groups, the wide decode kernels fixed (cta_group 2 and 3); K ragged; outputs
+    NaN-poisoned with a guard row past their end; a graph replayed on fresh inputs."""
     K = 1000
     op = GemmRsAr(4096, N, K, "none")
     for M in (1, 7, 16, 100, 257, 300, 448, 512, 513, 1000, 2049, 4096, 129):
