@@ -375,7 +375,7 @@ def test_splitk_short_clause_picks(N, K, M, want):
 
 @pytest.mark.parametrize("N,K,M,kw", [
     (1984, 1472, 16, {}),                   # 31 W tiles: clusters of 4 fit no wave
-    (960, 824, 16, {}),                     # 13 k-tiles from K 769: 824 is 13, 768 is 12 (below)
+    (960, 768, 16, {}),                     # 12 k-tiles: below the 13 (test below: 824 is in)
     (960, 2304, 16, {}),                    # 36 k-tiles: SPLITK_LONG_K_TILES (the rules before)
     (960, 1472, 385, {}),                   # past SPLITK_SHORT_MAX_M
     (960, 1472, 16, {"mode": "rs"}),        # rs / ar: not measured
@@ -383,12 +383,13 @@ def test_splitk_short_clause_picks(N, K, M, want):
 ])
 def test_splitk_short_clause_bounds(N, K, M, kw):
     arch, mode = kw.get("arch", "sm_90a"), kw.get("mode", "none")
-    got = dispatch.choose_splitk_short(M, N, K, arch, 132, dict(H200_SLOTS), mode)
-    if K == 824:   # the lowest bound is inclusive; one k-tile less is out
-        assert got is not None
-        assert dispatch.choose_splitk_short(M, N, 768, arch, 132, dict(H200_SLOTS), mode) is None
-        return
-    assert got is None
+    assert dispatch.choose_splitk_short(M, N, K, arch, 132, dict(H200_SLOTS), mode) is None
+
+
+def test_splitk_short_clause_lowest_k_bound_is_inclusive():
+    # 13 k-tiles from K 769 (K 824 is 13; K 768, 12, is out: the bounds test above)
+    assert dispatch.k_tiles_of(824) == dispatch.SPLITK_SHORT_K_TILES[0]
+    assert dispatch.choose_splitk_short(16, 960, 824, "sm_90a", 132, dict(H200_SLOTS)) is not None
 
 
 def test_splitk_short_clause_fits_one_wave():

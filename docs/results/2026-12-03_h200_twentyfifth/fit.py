@@ -17,7 +17,9 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[2]))
 sys.path.insert(0, str(HERE.parent / "2026-12-03_h200_twentyfourth"))
+sys.path.insert(0, str(HERE.parents[2] / "tools" / "probes"))
 from codegen.runtime import dispatch  # noqa: E402
+from choice_ab import patched  # noqa: E402  (dispatch constants set back in a block)
 import fit as fit24  # noqa: E402  (choice(N, K, M): an H200 op's own pick, on the CPU)
 
 
@@ -36,15 +38,11 @@ def candidates(r: dict) -> dict:
 
 def pick(r: dict, **consts) -> str:
     """The op's pick at r's point with dispatch constants set to `consts` (cached ops cleared)."""
-    saved = {k: getattr(dispatch, k) for k in consts}
+    fit24._OPS.clear()
     try:
-        for k, v in consts.items():
-            setattr(dispatch, k, v)
-        fit24._OPS.clear()
-        return fit24.choice(r["N"], r["K"], r["M"])
+        with patched(dispatch, **consts):
+            return fit24.choice(r["N"], r["K"], r["M"])
     finally:
-        for k, v in saved.items():
-            setattr(dispatch, k, v)
         fit24._OPS.clear()
 
 
