@@ -365,6 +365,9 @@ def test_fused_splitk_bounds():
     (704, 1024, 176, ("splitk", 32, 2)),     # best: 6 token tiles x 11 W tiles = 66 pairs
     (1856, 1696, 176, ("splitk", 128, 2)),   # best (0.99: the spread clause's pick before too)
     (832, 2104, 176, ("splitk", 128, 4)),    # 0.96 of 64c2 (the model's one miss in the fit)
+    # twenty-sixth session (call 1): M 512, four token tiles of 128 in clusters of 2, one wave
+    (640, 872, 512, ("splitk", 128, 2)),     # best (the tile pair before: 0.77 of it)
+    (704, 1432, 512, ("splitk", 128, 2)),    # best (the tile pair before: 0.71 of it)
 ])
 def test_splitk_short_clause_picks(N, K, M, want):
     assert dispatch.choose_splitk_short(M, N, K, "sm_90a", 132, dict(H200_SLOTS)) == want
@@ -377,7 +380,7 @@ def test_splitk_short_clause_picks(N, K, M, want):
     (1984, 1472, 16, {}),                   # 31 W tiles: clusters of 4 fit no wave
     (960, 768, 16, {}),                     # 12 k-tiles: below the 13 (test below: 824 is in)
     (960, 2304, 16, {}),                    # 36 k-tiles: SPLITK_LONG_K_TILES (the rules before)
-    (960, 1472, 385, {}),                   # past SPLITK_SHORT_MAX_M
+    (960, 1472, 513, {}),                   # past SPLITK_SHORT_MAX_M (385 until the 26th)
     (960, 1472, 16, {"mode": "rs"}),        # rs / ar: not measured
     (960, 1472, 16, {"arch": "sm_100a"}),   # its kernels do not spread (compile-only here)
 ])
@@ -400,7 +403,7 @@ def test_splitk_short_clause_fits_one_wave():
     slots_cases = (dict(H200_SLOTS), {2: 66}, {4: 30}, {2: 20, 4: 8}, {})
     for N in (64, 640, 1000, 1344, 1920):
         for K in (832, 1216, 1600, 2240):
-            for M in (1, 16, 17, 48, 65, 100, 128, 150, 176, 192, 200, 256, 384):
+            for M in (1, 16, 17, 48, 65, 100, 128, 150, 176, 192, 200, 256, 384, 448, 512):
                 for budget in (132, 60, 17):
                     for slots in slots_cases:
                         got = dispatch.choose_splitk_short(M, N, K, "sm_90a", budget, slots)

@@ -671,10 +671,15 @@ SPLITK_SPREAD_KS = 2         # ... and after it
 #: (more token tiles re-read a long W: 0.65x-0.70x at 150+ k-tiles). Held out (call 2, 10 fresh
 #: random shapes x M 1..192): 79 of 90 points moved, 1.154x, 0.877 -> 0.995 of the best. Then M
 #: up to 384 (before: 192), fitted on call 2's same shapes at M 224..384 (0.918 -> 0.977 of the
-#: best; 24 moved, 1.107x). BENCHMARKS.md, twenty-fifth session.
+#: best; 24 moved, 1.107x). BENCHMARKS.md, twenty-fifth session. Twenty-sixth session: M up to
+#: SWAPAB_MAX_ROWS (512; before: 384): a random sweep (its call 1) had the tile pair at N 640 /
+#: 704, M 512 (four 128-row token tiles: 40 / 44 pairs in clusters of 2, one wave) at 0.77 / 0.71
+#: of the clause's splitk128c2, the best candidate there. Held out (call 2: 8 fresh shapes at N
+#: 512..960 x M 392..512): 28 of 32 points moved, 1.105x (24 won; 0.95x-0.96x at N 960 K 1152
+#: M 480 / 512 against the decode kernel), 0.990 of the best candidate (BENCHMARKS.md).
 SPLITK_SHORT_MAX_W_TILES = 30
 SPLITK_SHORT_K_TILES = (13, SPLITK_LONG_K_TILES)   # [from, to)
-SPLITK_SHORT_MAX_M = 384
+SPLITK_SHORT_MAX_M = SWAPAB_MAX_ROWS
 SPLITK_SHORT_MAX_BT = 128
 #: ... the handoff's price per token row and extra CTA of the cluster, in k-tile rows (fitted:
 #: 0 -> 0.974 of the best, 1 -> 0.997, 2 -> 0.996, 3 -> 0.990)
@@ -875,7 +880,19 @@ def choose_swapabx(M: int, N: int, sm_budget: int, slots: dict[int, int] | None,
 #: 200: 0.66 -> 1.0; N 6416 K 12120 M 64: 0.77 -> 1.0). Its losses on the held-out points: the
 #: tile schedule's width within a cta_group, and cta_group 1 at one 128-row tile (M 120 at 3
 #: shapes: 0.77x-0.83x -> 0.69x-0.76x torch.mm), which the model does not price apart.
-UNALIGNED_ROW_COST = {"tile": 1.2, "decode": 1.8}
+#: Twenty-sixth session: the decode kernels' price 1.8 -> 1.6, refitted on every point with
+#: rows off the lines where every candidate was timed since the eighteenth session (355 points,
+#: 8 calls of 7 sessions: docs/results/2026-12-03_h200_twentysixth/fit.py; with the small-N
+#: clause up to M 384 as it was then): 0.964 -> 0.969 of the best (below 0.9 of it: 46 -> 35);
+#: 27 points moved, 1.070x (the tile pair at M 200..512 and N 1408..3536 gave way to the decode
+#: kernel at 64..112-row token tiles: 0.76-0.90 -> 0.99-1.0 of the best; lost: cta_group 3 at
+#: M 45 / 64, N >= 14360, 0.90-0.99 of the best); the tile price and the other constants moved
+#: nothing worth the name (a grid of 225 settings: at most 0.9694). Held out (call 2, 14 fresh
+#: shapes off the lines at M where it moves): at M 180..494 and N 576..3728, 28 moved, 1.172x
+#: (25 won; lost N 1520 K 2504 M 290..410 to splitkw, 0.87x-0.96x); at M 62..160 and N
+#: 8896..16208, 14 moved, 1.014x (9 won; cta_group 3 / the 144..160-row token tiles 0.95x-0.97x
+#: at 4). BENCHMARKS.md, twenty-sixth session.
+UNALIGNED_ROW_COST = {"tile": 1.2, "decode": 1.6}
 UNALIGNED_MMA_PER_ROW = 48
 UNALIGNED_L2_SHARE = 2.5
 UNALIGNED_HANDOFF = 0.25
