@@ -137,6 +137,8 @@ def patched(module, **values):
 #: clause, dispatch.choose_splitk_short), `splitkshort192` (that clause up to M 192 only, as
 #: first held out), `splitkshort25` / `unaligned25` / `rules25` (the twenty-sixth session's
 #: changes set back: that clause up to M 384; the L2-traffic model's decode price 1.8; both).
+SHORT25 = {"SPLITK_SHORT_MAX_M": 384}
+UNALIGNED25 = {"UNALIGNED_ROW_COST": {"tile": 1.2, "decode": 1.8}}
 OP_RULES = {"bounds16": BOUNDS16,
             "tilecg2": {"TILE_CG1_PRICE": float("inf"), "TILE_CG1_PRICE_ALIGNED": float("inf")},
             "tile19": {"TILE_CG1_PRICE_ALIGNED": 1.2},
@@ -152,10 +154,9 @@ OP_RULES = {"bounds16": BOUNDS16,
             "filltile24": {"FILL_TILE_PARTIAL_ROWS": 0},
             "splitkshort24": {"SPLITK_SHORT_MAX_W_TILES": 0},
             "splitkshort192": {"SPLITK_SHORT_MAX_M": 192},
-            "splitkshort25": {"SPLITK_SHORT_MAX_M": 384},
-            "unaligned25": {"UNALIGNED_ROW_COST": {"tile": 1.2, "decode": 1.8}},
-            "rules25": {"SPLITK_SHORT_MAX_M": 384,
-                        "UNALIGNED_ROW_COST": {"tile": 1.2, "decode": 1.8}}}
+            "splitkshort25": SHORT25,
+            "unaligned25": UNALIGNED25,
+            "rules25": {**SHORT25, **UNALIGNED25}}
 
 
 def earlier_choice(rule: str, op_choice, M: int) -> tuple[str, int, int]:
