@@ -39,15 +39,6 @@ def rows_all() -> list[dict]:
     return [r for s in SOURCES for r in fit24.load(*s)]
 
 
-def pick(r: dict, **consts) -> str:
-    fit24._OPS.clear()
-    try:
-        with patched(dispatch, **consts):
-            return fit24.choice(r["N"], r["K"], r["M"])
-    finally:
-        fit24._OPS.clear()
-
-
 def shares(rows, **consts) -> list[float | None]:
     fit24._OPS.clear()
     out = []
