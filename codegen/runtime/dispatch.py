@@ -789,6 +789,18 @@ def fill_rule_applies(arch: str) -> bool:
     return 2 in SWAPAB_CTA_GROUPS.get(arch, ())
 
 
+def fill_rule_decides(M: int, N: int, arch: str, land_rows: int) -> bool:
+    """Whether choose_none_by_fill decides a mode-none call of M rows (else the rules after it):
+    the arch has the rule (fill_rule_applies), M is within the decode rows the op lands
+    (SWAPAB_MAX_ROWS, land_rows), N a multiple of N_MULTIPLE_NONE, and an N no multiple of 64
+    only up to two token tiles (past them the rules' tile schedule past N, as before the fill
+    rule took such N in the fifteenth session; not measured against the wide decode kernels
+    there)."""
+    if not fill_rule_applies(arch) or M > min(SWAPAB_MAX_ROWS, land_rows) or N % N_MULTIPLE_NONE:
+        return False
+    return not (N % SWAPAB_BM and M > SWAPAB_DEFAULT_MAX_M_TWO_TILES)
+
+
 def ragged_wide_past_one_wave(option: tuple[str, int, int], M: int, N: int,
                               sm_budget: int) -> bool:
     """Whether `option` is the wide decode kernel (cta_group 2) with its last 128-row W tile past
@@ -1044,12 +1056,7 @@ def choose_none_by_fill(M: int, N: int, arch: str, sm_budget: int, land_rows: in
     off (a weight re-laid once, tp_linear.weight_in_aligned_rows, as RowParallelLinear does by
     default), choose_swapabx's choice and then the rules of rows on the lines (twenty-first
     session: WEIGHT_ON_LINES_RULE)."""
-    if not fill_rule_applies(arch) or M > min(SWAPAB_MAX_ROWS, land_rows) or N % N_MULTIPLE_NONE:
-        return None
-    if N % SWAPAB_BM and M > SWAPAB_DEFAULT_MAX_M_TWO_TILES:
-        # (an N no multiple of 64 past two token tiles: the rules' tile schedule past N, as
-        # before the fill rule took such N in the fifteenth session; not measured against the
-        # wide decode kernels there)
+    if not fill_rule_decides(M, N, arch, land_rows):
         return None
     # x's and W's rows on 128-byte lines: `aligned` (the call's layout), else K's (contiguous);
     # taken as aligned without K

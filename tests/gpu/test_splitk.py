@@ -161,15 +161,16 @@ def test_none_dispatch_small_n_short_k(N, K):
     for M in ms + ms[::-1]:
         check_none(op, M, N, K, f"none dispatch small N={N} K={K}")
         launch = op.last_launch[0]
-        # (an N no multiple of 64 past two token tiles of 224 leaves the fill rule, and so the
-        # clause, for the tile schedule past N: dispatch.choose_none_by_fill)
-        ragged_past = N % 64 and M > dispatch.SWAPAB_DEFAULT_MAX_M_TWO_TILES
-        want = (None if ragged_past else
-                dispatch.choose_splitk_short(M, N, K, "sm_90a", op.sm_budget, slots))
+        # (where the fill rule does not decide, e.g. an N no multiple of 64 past two token
+        # tiles of 224, neither does the clause: the rules' tile schedule past N)
+        decides = dispatch.fill_rule_decides(M, N, op.arch, op.land_rows)
+        want = (dispatch.choose_splitk_short(M, N, K, "sm_90a", op.sm_budget, slots)
+                if decides else None)
         # None only there and where the pairs of M's 128-row token tiles fit no wave of
         # clusters of 2
-        pairs = -(-N // 64) * -(-M // dispatch.SPLITK_SHORT_MAX_BT)
-        assert want is not None or ragged_past or pairs > min(slots[2], op.sm_budget // 2), (
+        pairs = (dispatch.cdiv(N, dispatch.SWAPAB_BM)
+                 * dispatch.cdiv(M, dispatch.SPLITK_SHORT_MAX_BT))
+        assert want is not None or not decides or pairs > min(slots[2], op.sm_budget // 2), (
             M, want)
         if want is not None:
             assert (launch["schedule"], launch["bn"], launch["cta_group"]) == want, (M, launch)
