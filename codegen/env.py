@@ -7,6 +7,7 @@ Read with :func:`load` at call time (never at import), so a test or a caller may
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -172,15 +173,18 @@ def multicast_disabled_by(environ: Mapping[str, str] | None = None) -> str | Non
     return None
 
 
+_ASCII_DIGITS = re.compile(r"-?[0-9]+")
+
+
 def _positive_int(environ: Mapping[str, str], name: str, default: int,
                   most: int | None = None) -> int:
     raw = environ.get(name)
     if raw is None or raw.strip() == "":
         return default
-    try:
-        value = int(raw)
-    except ValueError:
-        raise ValueError(f"{name}={raw!r} is not an integer") from None
+    if not _ASCII_DIGITS.fullmatch(raw.strip()):   # int() also takes '+5', '1_000', '５'
+        raise ValueError(f"{name}={raw!r} is not an integer (ASCII digits only, e.g. {name}="
+                         f"{default})")
+    value = int(raw)
     if value < 1:
         raise ValueError(f"{name}={raw!r} must be >= 1")
     if most is not None and value > most:

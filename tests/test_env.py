@@ -40,7 +40,10 @@ def test_read_at_call_time(monkeypatch, tmp_path):
     ("CODEGEN_WAIT_TIMEOUT_MS", "-5"), ("CODEGEN_WAIT_TIMEOUT_MS", "0"),
     ("CODEGEN_WAIT_TIMEOUT_MS", "1.5"), ("CODEGEN_WAIT_TIMEOUT_MS", "1e3"),
     # past timeout_ms's bound (one hour): the kernels double it in signed 64-bit
-    ("CODEGEN_WAIT_TIMEOUT_MS", "3600001"), ("CODEGEN_WAIT_TIMEOUT_MS", str(10**30))])
+    ("CODEGEN_WAIT_TIMEOUT_MS", "3600001"), ("CODEGEN_WAIT_TIMEOUT_MS", str(10**30)),
+    # int() takes these; a switch does not (ASCII digits only)
+    ("CODEGEN_JOBS", "+5"), ("CODEGEN_JOBS", "1_0"), ("CODEGEN_JOBS", "\uff15"),
+    ("CODEGEN_WAIT_TIMEOUT_MS", "+500")])
 def test_bad_values_name_the_variable(name, value):
     field = {"CODEGEN_JOBS": "jobs", "CODEGEN_WAIT_TIMEOUT_MS": "wait_timeout_ms"}[name]
     with pytest.raises(ValueError, match=name):
@@ -91,6 +94,11 @@ def test_affecting_env():
         assert name not in env.CODEGEN_AFFECTING_ENV
     got = env.affecting_env({"CUTE_DSL_ARCH": "sm_90a", "CUTE_DSL_KEEP": "ptx", "HOME": "/x"})
     assert got == {"CUTE_DSL_ARCH": "sm_90a"}
+
+
+def test_integer_switches_take_padded_ascii_digits():
+    s = env.load({"CODEGEN_JOBS": " 3 ", "CODEGEN_WAIT_TIMEOUT_MS": "0500"})
+    assert (s.jobs, s.wait_timeout_ms) == (3, 500)
 
 
 def test_wait_timeout_range():
