@@ -192,8 +192,9 @@ def test_fill_rule_applies_only_where_it_can():
     # N a multiple of 8, not of 64 (fifteenth session): the wide decode kernels (they reach past
     # N) and, since the sixteenth session, splitk (its last 64-row W tile past N: N 4000 is 63 W
     # tiles, one wave of clusters of 2 to M 64); past two token tiles the rules' tile schedule
+    # until the twenty-seventh session, since then every decode row (dispatch.FILL_RAGGED_MAX_M)
     n = 4000
-    for M in (1, 16, 64, 256, 448):
+    for M in (1, 16, 64, 256, 448, 449, 512):
         opt = dispatch.choose_none_by_fill(M, n, "sm_90a", 132, 512, K=8192,
                                            cluster_slots={2: 66, 4: 30})
         if M <= dispatch.SPLITK_MAX_M[2]:
@@ -204,7 +205,12 @@ def test_fill_rule_applies_only_where_it_can():
         assert opt[0] == "swapab" and opt[2] in (2, 3), (M, opt)
     # (M 256: 32 W tiles x 4 token tiles of 64, where one of 256 ran 0.45x torch.mm)
     assert dispatch.choose_none_by_fill(256, n, "sm_90a", 132, 512) == ("swapab", 64, 2)
-    assert dispatch.choose_none_by_fill(449, n, "sm_90a", 132, 512) is None
+    assert dispatch.choose_none_by_fill(449, n, "sm_90a", 132, 512) is not None
+    assert dispatch.choose_none_by_fill(513, n, "sm_90a", 132, 512) is None   # past land_rows
+    with pytest.MonkeyPatch.context() as mp:   # the bound before (M 448) still holds its rows
+        mp.setattr(dispatch, "FILL_RAGGED_MAX_M", dispatch.SWAPAB_DEFAULT_MAX_M_TWO_TILES)
+        assert dispatch.choose_none_by_fill(449, n, "sm_90a", 132, 512) is None
+        assert dispatch.choose_none_by_fill(448, n, "sm_90a", 132, 512) is not None
     # N a multiple of 64, not of 128 (eighth session): the rule applies without the wide
     # kernel's 128-row W tiles (tests/test_n_multiple.py)
     assert dispatch.choose_none_by_fill(16, 64 * 67, "sm_90a", 132, 512) == ("swapab", 16, 1)

@@ -102,7 +102,10 @@ def test_grid_holds_only_resident_clusters():
     (3584, 2816, 64, ("splitk", 64, 2)),     # 1.00x (56 W tiles)
     (2176, 2736, 56, ("splitk", 64, 2)),     # 1.09x (random shape, K no multiple of 64)
     (2560, 2368, 1, ("splitk", 16, 2)),      # 1.09x
-    (2112, 2160, 21, ("splitk", 32, 2)),     # 1.06x (random shape, 34 k-tiles)
+    (2112, 2160, 21, ("splitk", 16, 2)),     # 32c2: 1.06x (random shape, 34 k-tiles); since
+                                             # the twenty-seventh session the small-N clause
+                                             # (33 W tiles) takes two token tiles of 16 (66
+                                             # pairs, one wave; not measured here)
     # seventeenth session, the handoff without its MEMBAR.ALL.GPUs (BENCHMARKS.md; the `e` set of
     # call 3 re-measured the points earlier sessions had measured slower, against the rule before):
     # clusters of 4 from 32 k-tiles where N / 64 fits the 30 clusters of 4 an H200 holds...
@@ -132,9 +135,11 @@ def test_grid_holds_only_resident_clusters():
                                              # wants K > 2752 and 80 pairs fit no wave)
     (1536, 1024, 16, ("splitk", 16, 4)),     # 16 k-tiles: choose_splitk_short (twenty-fifth
                                              # session; N 704 K 1024 M 16: 1.17x the decode kernel)
-    (2048, 1152, 16, None),                  # 18 k-tiles
-    (2560, 2240, 100, None),                 # clusters of 2 past M 64 below 36 k-tiles: not
-                                             # measured (at 36: 0.91x-0.93x torch.mm, 1.04x-1.12x)
+    (2048, 1152, 16, ("splitk", 16, 2)),     # 18 k-tiles: the small-N clause since the
+                                             # twenty-seventh session (N 2504 K 1064 M 16: 1.46x)
+    (2560, 2240, 100, ("splitk", 128, 2)),   # clusters of 2 past M 64 below 36 k-tiles: the
+                                             # small-N clause since the twenty-seventh session
+                                             # (held out at M 96 / 128: 0.92x-1.22x, 1.047x)
     (3072, 2368, 200, None),                 # the spread clause keeps K > 2752
     # past 56 W tiles (N 3648..4096) from 56 k-tiles (tenth session: 1.047x over 64 points)...
     (4096, 4608, 32, ("splitk", 32, 2)),     # 1.14x
@@ -148,8 +153,12 @@ def test_grid_holds_only_resident_clusters():
     # at M 1, 1.08x-1.11x at M 32 per K; lost at M 64)
     (4096, 1792, 32, ("splitk", 32, 2)),     # 1.14x
     (3712, 1280, 1, ("splitk", 16, 2)),      # 1.06x (20 k-tiles)
-    (4096, 1792, 33, None),                  # 28 k-tiles past M 32: 0.96x-0.99x at M 64
-    (3840, 1216, 16, None),                  # 19 k-tiles: below clusters of 2's bound
+    (4096, 1792, 33, ("splitk", 64, 2)),     # 28 k-tiles past M 32: 0.96x-0.99x at M 64 (the
+                                             # twenty-fourth session), taken by the small-N
+                                             # clause since the twenty-seventh (64 W tiles)
+    (3840, 1216, 16, ("splitk", 16, 2)),     # 19 k-tiles: below clusters of 2's bound; the
+                                             # small-N clause since the twenty-seventh session
+    (4288, 1216, 16, None),                  # 67 W tiles: no wave of clusters of 2 holds them
     (4160, 14336, 16, None),                 # 65 W tiles: more than 64
     # two token tiles of 128 (until the sixth session at M 129..192 too; now one token tile of
     # 160 / 192 covers them); since the seventh session the mode-none kernels spread the
@@ -377,7 +386,8 @@ def test_splitk_short_clause_picks(N, K, M, want):
 
 
 @pytest.mark.parametrize("N,K,M,kw", [
-    (1984, 1472, 16, {}),                   # 31 W tiles: clusters of 4 fit no wave
+    (4288, 1472, 16, {}),                   # 67 W tiles: clusters of 2 fit no wave (until
+                                            # the twenty-seventh session: from 31, N 1984)
     (960, 768, 16, {}),                     # 12 k-tiles: below the 13 (test below: 824 is in)
     (960, 2304, 16, {}),                    # 36 k-tiles: SPLITK_LONG_K_TILES (the rules before)
     (960, 1472, 513, {}),                   # past SPLITK_SHORT_MAX_M (385 until the 26th)

@@ -43,8 +43,11 @@ def test_every_pick_serves_the_call(N, K, budget):
     cluster size the device holds none of, and never the decode schedules past land_rows."""
     for M in (1, 7, 16, 33, 64, 100, 128, 129, 200, 256, 257, 300, 384, 385, 448, 449, 512):
         got = fill(M, N, K, budget)
-        if got is None:
+        if got is None:   # a tile pick past two token tiles at an N no multiple of 64: the rules
             assert N % 64 and M > dispatch.SWAPAB_DEFAULT_MAX_M_TWO_TILES
+            with pytest.MonkeyPatch.context() as mp:
+                mp.setattr(dispatch, "FILL_RAGGED_TILE_TO_RULES", False)
+                assert fill(M, N, K, budget)[0] == "tile"
             continue
         schedule, bn, cg = got
         assert contract.choice_fits_n(N, schedule, bn, cg, "sm_90a", "none"), got
@@ -153,8 +156,10 @@ def test_every_deferred_splitk_gets_a_choice():
             for M in (129, 200, 300, 512):
                 split = dispatch.choose_splitk(M, N, K, "sm_90a", 132, H200)
                 got = fill(M, N, K)
-                if N % 64 and M > dispatch.SWAPAB_DEFAULT_MAX_M_TWO_TILES:
+                if N % 64 and M > dispatch.FILL_RAGGED_MAX_M:
                     assert got is None   # (the fill rule leaves such N there to the rules)
+                elif got is None:        # (past two token tiles its tile picks, too)
+                    assert N % 64 and M > dispatch.SWAPAB_DEFAULT_MAX_M_TWO_TILES
                 elif split is not None:
                     assert got is not None
                     assert contract.choice_fits_n(N, *got, "sm_90a", "none"), (N, K, M, got)

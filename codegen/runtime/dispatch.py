@@ -658,8 +658,8 @@ SPLITK_SPREAD_KS = 2         # ... and after it
 
 
 #: Small N and short K (twenty-fifth session, one H200, mode none, worse of warm and cold): at
-#: most SPLITK_SHORT_MAX_W_TILES 64-row W tiles (N <= 1920: a cluster of 4 per W tile fits one
-#: wave) and SPLITK_SHORT_K_TILES k-tiles (13..35, below SPLITK_LONG_K_TILES), M up to
+#: most SPLITK_SHORT_MAX_W_TILES 64-row W tiles (then 30, N <= 1920: a cluster of 4 per W tile
+#: fits one wave) and SPLITK_SHORT_K_TILES k-tiles (13..35, below SPLITK_LONG_K_TILES), M up to
 #: SPLITK_SHORT_MAX_M, the rules above left most SMs idle: clusters of 2 at one token tile (from
 #: 20 k-tiles), else the decode kernels (N / 64 CTAs or fewer). Every candidate timed at 8
 #: random shapes (N 704..1856, K 1024..2104, half off the 128-byte lines) x M 1 / 16 / 48 / 80 /
@@ -677,7 +677,14 @@ SPLITK_SPREAD_KS = 2         # ... and after it
 #: of the clause's splitk128c2, the best candidate there. Held out (call 2: 8 fresh shapes at N
 #: 512..960 x M 392..512): 28 of 32 points moved, 1.105x (24 won; 0.95x-0.96x at N 960 K 1152
 #: M 480 / 512 against the decode kernel), 0.990 of the best candidate (BENCHMARKS.md).
-SPLITK_SHORT_MAX_W_TILES = 30
+#: Twenty-seventh session: up to 66 W tiles (before: 30, N <= 1920; 66 clusters of 2 fill an
+#: H200's 132 SMs, so past it nothing fits one wave): a random sweep (call 1) had the decode
+#: kernel at N 2504 / 4152, K 1064 / 904, M 16 at 0.69 / 0.81 of the clause's splitk16c2 and N
+#: 3840 K 1920 M 40 at 0.87 of splitk64c2; the pooled replay moved 16 points 1.078x (0.95x-0.97x
+#: at M 128 below 18 k-tiles). Held out (call 2: 12 random N 2224..3920 x K 1216..2176 x M 16 /
+#: 24 / 56 / 96 / 128): 28 of 60 moved, 1.047x (18 won; 0.92x-0.97x at M 96 / 128 where K has 19
+#: .. 26 k-tiles: N 3136 K 1216, N 2304 K 1344, N 3776 K 1664), 0.995 of the best candidate.
+SPLITK_SHORT_MAX_W_TILES = 66
 SPLITK_SHORT_K_TILES = (13, SPLITK_LONG_K_TILES)   # [from, to)
 SPLITK_SHORT_MAX_M = SWAPAB_MAX_ROWS
 SPLITK_SHORT_MAX_BT = 128
@@ -789,16 +796,34 @@ def fill_rule_applies(arch: str) -> bool:
     return 2 in SWAPAB_CTA_GROUPS.get(arch, ())
 
 
+#: The fill rule at an N no multiple of 64 (mode none, sm_90a). From the fifteenth session it
+#: decided such N only up to two token tiles (SWAPAB_DEFAULT_MAX_M_TWO_TILES, M 448); past them
+#: the rules' tile schedule past N ran, never measured against the wide decode kernels or
+#: splitk there. Twenty-seventh session (one H200, every candidate timed, worse of warm and
+#: cold): at 6 random small N (600..1720, short K) x M 448 / 480 / 512 the rules' pick ran 0.65x-
+#: 0.85x torch.mm where the best candidate (splitk / the wide decode kernel, which the fill rule
+#: picks at M 448) ran 0.78x-0.91x; with the bound at every decode row the pooled replay moved
+#: 13 points 1.086x (losses of 0.98x-0.995x only where the fill rule picked another tile width
+#: than the rules, N >= 3824). Held out (call 2: 16 random N no multiple of 64, 528..11384, x M
+#: 449 / 480 / 512): 28 moved, 1.135x (23 won; torch.mm 0.776x -> 0.881x where moved); the losses
+#: again where the fill rule picked the tile schedule at another width (N 10288 K 3024: tile192c2
+#: for the rules' tile160c2, 0.87x-0.92x). So past M 448 a tile pick of the fill rule goes back
+#: to the rules' (FILL_RAGGED_TILE_TO_RULES; the pooled replay with it: every loss but N 1592 K
+#: 1896 M 449, 0.96x, gone, every gain kept). choice_ab rule `ragged26` sets both back.
+FILL_RAGGED_MAX_M = SWAPAB_MAX_ROWS
+FILL_RAGGED_TILE_TO_RULES = True
+
+
 def fill_rule_decides(M: int, N: int, arch: str, land_rows: int) -> bool:
     """Whether choose_none_by_fill decides a mode-none call of M rows (else the rules after it):
     the arch has the rule (fill_rule_applies), M is within the decode rows the op lands
     (SWAPAB_MAX_ROWS, land_rows), N a multiple of N_MULTIPLE_NONE, and an N no multiple of 64
-    only up to two token tiles (past them the rules' tile schedule past N, as before the fill
-    rule took such N in the fifteenth session; not measured against the wide decode kernels
-    there)."""
+    only up to FILL_RAGGED_MAX_M rows (M 448 until the twenty-seventh session; past two token
+    tiles choose_none_by_fill still leaves a tile-schedule pick to the rules:
+    FILL_RAGGED_TILE_TO_RULES)."""
     if not fill_rule_applies(arch) or M > min(SWAPAB_MAX_ROWS, land_rows) or N % N_MULTIPLE_NONE:
         return False
-    return not (N % SWAPAB_BM and M > SWAPAB_DEFAULT_MAX_M_TWO_TILES)
+    return not (N % SWAPAB_BM and M > FILL_RAGGED_MAX_M)
 
 
 def ragged_wide_past_one_wave(option: tuple[str, int, int], M: int, N: int,
@@ -1037,7 +1062,8 @@ def choose_none_by_fill(M: int, N: int, arch: str, sm_budget: int, land_rows: in
     seventh session, for probes). `widths`: the tile widths to weigh (fill_options; probes).
     The wide kernel reaching past N only where its pairs fit one wave
     (ragged_wide_past_one_wave). At an N no multiple of 64 (fifteenth session) only up to M =
-    SWAPAB_DEFAULT_MAX_M_TWO_TILES, over the kernels that serve such N (the wide decode kernels,
+    FILL_RAGGED_MAX_M (past two token tiles a tile pick left to the rules:
+    FILL_RAGGED_TILE_TO_RULES), over the kernels that serve such N (the wide decode kernels,
     tile widths dividing N, and since the sixteenth session splitk, whose last 64-row W tile
     reaches past N: choose_splitk over ceil(N / 64) W tiles). (The fifteenth session's
     choose_ragged_splitkw, splitkw with clusters of 4 at such N, went with that: wherever its
@@ -1058,6 +1084,21 @@ def choose_none_by_fill(M: int, N: int, arch: str, sm_budget: int, land_rows: in
     session: WEIGHT_ON_LINES_RULE)."""
     if not fill_rule_decides(M, N, arch, land_rows):
         return None
+    pick = _fill_pick(M, N, arch, sm_budget, bns, K, cluster_slots, priced, cta_groups, spread,
+                      busiest, widths, aligned, xcast_slots, splitkw_slots, weight_aligned)
+    if (FILL_RAGGED_TILE_TO_RULES and pick is not None and pick[0] == "tile" and N % SWAPAB_BM
+            and M > SWAPAB_DEFAULT_MAX_M_TWO_TILES):
+        return None   # the rules' tile schedule (see FILL_RAGGED_MAX_M)
+    return pick
+
+
+def _fill_pick(M: int, N: int, arch: str, sm_budget: int, bns: tuple[int, ...] | None,
+               K: int | None, cluster_slots: dict[int, int] | None, priced: bool,
+               cta_groups: tuple[int, ...] | None, spread: bool, busiest: bool,
+               widths: tuple[int, ...] | None, aligned: bool | None,
+               xcast_slots: dict[int, int] | None, splitkw_slots: dict[int, int] | None,
+               weight_aligned: bool | None) -> tuple[str, int, int] | None:
+    """choose_none_by_fill's pick where fill_rule_decides says it decides."""
     # x's and W's rows on 128-byte lines: `aligned` (the call's layout), else K's (contiguous);
     # taken as aligned without K
     unaligned = not (aligned if aligned is not None else K is None or rows_aligned(K))

@@ -95,21 +95,23 @@ def test_none_dispatch_takes_splitkw_where_the_rule_says():
 def test_none_dispatch_at_decode_sizes_past_n():
     """N 1000 (no multiple of 64), K 8192: since splitk reaches past N (sixteenth session) the
     dispatcher takes splitk with clusters of 4 up to M 192 (16 W tiles, one wave), clusters of 2
-    at token tile 128 while every pair gets one (choose_splitk's spread clause; the fill rule
-    takes an N no multiple of 64 to M 448), past that the tile schedule's rule, whose splitkw
-    rule takes clusters of 2 (32 .. 64 pairs). N 3696 (Qwen2-72B's 29568 / 8), M 100: 58 W tiles
-    in clusters of 2 at token tile 128 (K 128 k-tiles: dispatch.SPLITK_LONG_K_TILES). Every call
-    correct, the row after the output kept NaN, a graph replayed."""
+    at token tile 128 while every pair gets one (choose_splitk's spread clause) up to the rows
+    the fill rule takes at an N no multiple of 64 (dispatch.FILL_RAGGED_MAX_M: M 448 until the
+    twenty-seventh session, now every decode row), past them the tile schedule's rule, whose
+    splitkw rule takes clusters of 2 (M 513 / 640: 40 pairs of 128-row W and token tiles).
+    N 3696 (Qwen2-72B's 29568 / 8), M 100: 58 W tiles in clusters of 2 at token tile 128 (K 128
+    k-tiles: dispatch.SPLITK_LONG_K_TILES). Every call correct, the row after the output kept
+    NaN, a graph replayed."""
     N, K = 1000, 8192
-    op = GemmRsAr(512, N, K, "none")
+    op = GemmRsAr(640, N, K, "none")
     slots = op.splitkw_slots()
-    for M in (1, 16, 64, 192, 193, 256, 257, 448, 449, 512):
+    for M in (1, 16, 64, 192, 193, 256, 257, 448, 449, 512, 513, 640):
         check_none(op, M, N, K, "none dispatch N 1000", guard=True)
         launch = op.last_launch[0]
         got = (launch["schedule"], launch["bn"], launch["cta_group"])
         if M <= dispatch.SPLITK_MAX_M[4]:
             assert got[0::2] == ("splitk", 4), (M, launch)
-        elif M <= dispatch.SWAPAB_DEFAULT_MAX_M_TWO_TILES:
+        elif M <= dispatch.FILL_RAGGED_MAX_M:
             assert got == ("splitk", 128, 2), (M, launch)
             assert launch["grid"] == 2 * 16 * -(-M // 128)     # a cluster per pair
         else:

@@ -136,8 +136,12 @@ def patched(module, **values):
 #: sessions' changes), `splitkshort24` (without the twenty-fifth session's small-N, short-K
 #: clause, dispatch.choose_splitk_short), `splitkshort192` (that clause up to M 192 only, as
 #: first held out), `splitkshort25` / `unaligned25` / `rules25` (the twenty-sixth session's
-#: changes set back: that clause up to M 384; the L2-traffic model's decode price 1.8; both).
+#: changes set back: that clause up to M 384; the L2-traffic model's decode price 1.8; both),
+#: `splitkshort26` / `ragged26` / `rules26` (the twenty-seventh session's set back: that clause
+#: at most 30 64-row W tiles; the fill rule leaving an N no multiple of 64 past M 448; both).
 SHORT25 = {"SPLITK_SHORT_MAX_M": 384}
+SHORT26 = {"SPLITK_SHORT_MAX_W_TILES": 30}
+RAGGED26 = {"FILL_RAGGED_MAX_M": 448}
 UNALIGNED25 = {"UNALIGNED_ROW_COST": {"tile": 1.2, "decode": 1.8}}
 OP_RULES = {"bounds16": BOUNDS16,
             "tilecg2": {"TILE_CG1_PRICE": float("inf"), "TILE_CG1_PRICE_ALIGNED": float("inf")},
@@ -156,7 +160,10 @@ OP_RULES = {"bounds16": BOUNDS16,
             "splitkshort192": {"SPLITK_SHORT_MAX_M": 192},
             "splitkshort25": SHORT25,
             "unaligned25": UNALIGNED25,
-            "rules25": {**SHORT25, **UNALIGNED25}}
+            "rules25": {**SHORT25, **UNALIGNED25},
+            "splitkshort26": SHORT26,
+            "ragged26": RAGGED26,
+            "rules26": {**SHORT26, **RAGGED26}}
 
 
 def earlier_choice(rule: str, op_choice, M: int) -> tuple[str, int, int]:
