@@ -6,7 +6,8 @@ the pick's share of the best candidate (worse of warm and cold); the session's t
 against the rule before (choice_ab `rules26`) and each alone, with every point each moves; call
 1's sweep as an unbiased A/B of the twenty-sixth session's rules (`rules25`); then the held-out
 calls (call 2 B / C: the dispatch as it ran against the rule without each change; call 3 B: the
-ragged-N change with its tile picks left to the rules, FILL_RAGGED_TILE_TO_RULES).
+ragged-N change with its tile picks left to the rules, FILL_RAGGED_TILE_TO_RULES); call 4's
+fit data for the next session (N 2048..6143, rows off the lines, M 200..512), scored as is.
 
     PYTHONPATH=. python3 docs/results/2026-12-03_h200_twentyseventh/fit.py
 """
@@ -85,6 +86,9 @@ def main():
               FILL_RAGGED_TILE_TO_RULES=False)
     if (HERE / "call3" / "r.tgz").exists():
         ab(HERE / "call3" / "r.tgz", "held_ragged_tile", "ragged26")
+    if (HERE / "call4" / "r.tgz").exists():   # fit data for the next session (not fitted on)
+        c4 = fit24.load("2026-12-03_h200_twentyseventh", "call4", "offlines_mid")
+        fit26.report(c4, "call 4 (N 2048..6143 off, M 200..512)")
 
 
 if __name__ == "__main__":
