@@ -163,3 +163,27 @@ def test_every_deferred_splitk_gets_a_choice():
                 elif split is not None:
                     assert got is not None
                     assert contract.choice_fits_n(N, *got, "sm_90a", "none"), (N, K, M, got)
+
+
+@pytest.mark.parametrize("N,K,M,want", [
+    # twenty-seventh session, one H200 (worse of warm and cold, against the rules' pick before):
+    # the fill rule at an N no multiple of 64 past M 448 (dispatch.FILL_RAGGED_MAX_M)
+    (528, 1152, 480, ("splitk", 128, 2)),     # 1.46x over the rules' tile128c2 (call 2)
+    (680, 1408, 512, ("splitk", 128, 2)),     # 1.34x over splitkw128c2 (call 2)
+    (1240, 1920, 449, ("swapab", 64, 2)),     # 1.23x over splitkw128c2 (call 2)
+    (5400, 2496, 449, ("swapab", 160, 2)),    # 1.13x over tile192c2 (call 2)
+    (2920, 1792, 449, ("swapab", 96, 2)),     # 1.22x over tile128c2 (call 3, held out)
+    # ... and a tile pick of its own goes back to the rules (FILL_RAGGED_TILE_TO_RULES): its
+    # tile192c2 ran 0.87x-0.92x the rules' tile160c2 here (call 2)
+    (10288, 3024, 449, None),
+])
+def test_fill_rule_at_ragged_n_past_two_token_tiles(N, K, M, want):
+    assert N % 64 and M > dispatch.SWAPAB_DEFAULT_MAX_M_TWO_TILES
+    assert fill(M, N, K) == want
+    if want is None:
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(dispatch, "FILL_RAGGED_TILE_TO_RULES", False)
+            assert fill(M, N, K)[0] == "tile"
+        op = GemmRsAr(512, N, K, "none", arch="sm_90a", sm_budget=132, device="cpu")
+        op._slots = {s: dict(H200) for s in ("splitk", "splitkw", "swapabx")}
+        assert tuple(op.choice(M)) == ("tile", 160, 2)   # the rules' pick
