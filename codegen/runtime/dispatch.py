@@ -1084,15 +1084,17 @@ def choose_none_by_fill(M: int, N: int, arch: str, sm_budget: int, land_rows: in
     session: WEIGHT_ON_LINES_RULE)."""
     if not fill_rule_decides(M, N, arch, land_rows):
         return None
-    pick = _fill_pick(M, N, arch, sm_budget, bns, K, cluster_slots, priced, cta_groups, spread,
-                      busiest, widths, aligned, xcast_slots, splitkw_slots, weight_aligned)
+    pick = _fill_pick(M, N, arch, sm_budget, bns=bns, K=K, cluster_slots=cluster_slots,
+                      priced=priced, cta_groups=cta_groups, spread=spread, busiest=busiest,
+                      widths=widths, aligned=aligned, xcast_slots=xcast_slots,
+                      splitkw_slots=splitkw_slots, weight_aligned=weight_aligned)
     if (FILL_RAGGED_TILE_TO_RULES and pick is not None and pick[0] == "tile" and N % SWAPAB_BM
             and M > SWAPAB_DEFAULT_MAX_M_TWO_TILES):
         return None   # the rules' tile schedule (see FILL_RAGGED_MAX_M)
     return pick
 
 
-def _fill_pick(M: int, N: int, arch: str, sm_budget: int, bns: tuple[int, ...] | None,
+def _fill_pick(M: int, N: int, arch: str, sm_budget: int, *, bns: tuple[int, ...] | None,
                K: int | None, cluster_slots: dict[int, int] | None, priced: bool,
                cta_groups: tuple[int, ...] | None, spread: bool, busiest: bool,
                widths: tuple[int, ...] | None, aligned: bool | None,
