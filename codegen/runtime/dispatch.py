@@ -902,8 +902,8 @@ def choose_swapabx(M: int, N: int, sm_budget: int, slots: dict[int, int] | None,
 #: max(rows it receives x UNALIGNED_ROW_COST, its MMA's W rows x token rows /
 #: UNALIGNED_MMA_PER_ROW) times its k-steps (a K split: 1 / cluster size of them) plus, for a
 #: split, UNALIGNED_HANDOFF x the rows of its partial tile over K's k-steps; the kernel's,
-#: max(waves of units x that, UNALIGNED_L2_SHARE x the rows all CTAs read from L2 per k-step /
-#: the SM budget), a pair's W rows read once (its multicast). Fitted on one H200 to the 85 points
+#: max(waves of units x that, the L2 share (unaligned_l2_share) x the rows all CTAs read from
+#: L2 per k-step / the SM budget), a pair's W rows read once (its multicast). Fitted on one H200 to the 85 points
 #: at M <= 512 where every candidate was timed (eighteenth session calls 2-3, twentieth call 1;
 #: 77 with K % 64 != 0; the worse of warm and cold weights): the op's pick 0.924 -> 0.958 of the
 #: best candidate (geometric mean; below 0.93 of it: 29 -> 15 of 83); left out one shape at a
@@ -933,6 +933,22 @@ UNALIGNED_ROW_COST = {"tile": 1.2, "decode": 1.6}
 UNALIGNED_MMA_PER_ROW = 48
 UNALIGNED_L2_SHARE = 2.5
 UNALIGNED_HANDOFF = 0.25
+#: The L2 share above where every row starts on a 32-byte L2 sector (K % 16 == 0: rows 32 or 64
+#: bytes off the lines, 2K % 128 in {32, 64, 96}), twenty-eighth session. A 128-byte box row
+#: then touches 4 sectors (two lines); at 16 bytes off (K % 16 == 8) every other row touches 5.
+#: Fitted on one H200 (the 519 pooled points with rows off the lines where every candidate was
+#: timed, eighteenth..twenty-seventh sessions, 10 calls; the worse of warm and cold): the share
+#: of 2.5 fitted where most K were 16 bytes off (344 of 519 points) had cost the points with
+#: rows on sectors 0.937 (2K % 128 = 32 / 96, 98 points) and 0.945 (64, 79 points) of the best
+#: candidate against 0.983 at 16 bytes off; one share for both lifts them to 0.966 / 0.970 at
+#: any value in 1.25..2.0 (the 16-byte share stays best at 2.5), all points 0.968 -> 0.978
+#: (below 0.9 of the best: 58 -> 34). 37 points moved, 1.146x, 33 won (8 of 10 calls; the
+#: tile pair at M 257..400 giving way to the wide decode kernel, N 2368 K 1168 M 400: 0.79 ->
+#: 1.0, and a tile width within cta_group 2, N 15296 K 7008 M 333: 0.69 -> 1.0; lost: N 3536 K
+#: 1392 M 333, 0.99 -> 0.88; N 6568 K 2224 M 120, 1.0 -> 0.96). The model takes a call's rows
+#: as K columns apart from 128-byte-aligned starts (contiguous tensors): a strided or offset
+#: layout off the lines gets K's share.
+UNALIGNED_L2_SHARE_SECTOR_ROWS = 2.0
 #: Whether choose_none_by_fill uses that model (probes turn it off to time the rule before it).
 UNALIGNED_MODEL = True
 
@@ -984,6 +1000,12 @@ UNALIGNED_SPLITK_FIRST_MAX_M = {2: 128, 4: SWAPAB_MAX_ROWS}
 UNALIGNED_SPLITK_YIELDS_TO = (("splitkw", 4),)
 
 
+def unaligned_l2_share(K: int) -> float:
+    """The L2-traffic model's share for rows K bf16 columns apart (UNALIGNED_L2_SHARE, or
+    UNALIGNED_L2_SHARE_SECTOR_ROWS where every row starts on a 32-byte sector)."""
+    return UNALIGNED_L2_SHARE_SECTOR_ROWS if (2 * K) % 32 == 0 else UNALIGNED_L2_SHARE
+
+
 def unaligned_options(M: int, N: int, K: int, arch: str, sm_budget: int,
                       splitkw_slots: dict[int, int] | None) -> list[tuple[str, int, int]]:
     """What unaligned_cost weighs for a mode-none call with rows off the lines: fill_options'
@@ -1027,7 +1049,7 @@ def unaligned_cost(option: tuple[str, int, int], M: int, N: int, K: int, sm_budg
     price = UNALIGNED_ROW_COST["tile" if schedule == "tile" else "decode"]
     unit = per_cta_ks * max(got * price, mma / UNALIGNED_MMA_PER_ROW) + handoff
     waves = cdiv(max(units, 1), max(at_once, 1))
-    l2 = UNALIGNED_L2_SHARE * ctas * per_cta_ks * read / max(sm_budget, 1)
+    l2 = unaligned_l2_share(K) * ctas * per_cta_ks * read / max(sm_budget, 1)
     return max(waves * unit, l2)
 
 
