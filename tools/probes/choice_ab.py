@@ -139,8 +139,9 @@ def patched(module, **values):
 #: changes set back: that clause up to M 384; the L2-traffic model's decode price 1.8; both),
 #: `splitkshort26` / `ragged26` / `rules26` (the twenty-seventh session's set back: that clause
 #: at most 30 64-row W tiles; the fill rule leaving an N no multiple of 64 past M 448; both),
-#: `l2share27` (the L2-traffic model's share of 2.5 at every K off the lines, before the
-#: twenty-eighth session's UNALIGNED_L2_SHARE_SECTOR_ROWS).
+#: `l2share27` (the L2-traffic model's share of 2.5 and its row prices at every K off the
+#: lines, before the twenty-eighth session's UNALIGNED_L2_SHARE_SECTOR_ROWS /
+#: UNALIGNED_SECTOR_ROW_FACTOR), `sector28a` (that session's first cut: the share 2.0 alone).
 SHORT25 = {"SPLITK_SHORT_MAX_M": 384}
 SHORT26 = {"SPLITK_SHORT_MAX_W_TILES": 30}
 RAGGED26 = {"FILL_RAGGED_MAX_M": 448}
@@ -166,7 +167,8 @@ OP_RULES = {"bounds16": BOUNDS16,
             "splitkshort26": SHORT26,
             "ragged26": RAGGED26,
             "rules26": {**SHORT26, **RAGGED26},
-            "l2share27": {"UNALIGNED_L2_SHARE_SECTOR_ROWS": 2.5}}
+            "l2share27": {"UNALIGNED_L2_SHARE_SECTOR_ROWS": 2.5, "UNALIGNED_SECTOR_ROW_FACTOR": 1.0},
+            "sector28a": {"UNALIGNED_L2_SHARE_SECTOR_ROWS": 2.0, "UNALIGNED_SECTOR_ROW_FACTOR": 1.0}}
 
 
 def earlier_choice(rule: str, op_choice, M: int) -> tuple[str, int, int]:
