@@ -187,3 +187,73 @@ def test_fill_rule_at_ragged_n_past_two_token_tiles(N, K, M, want):
         op = GemmRsAr(512, N, K, "none", arch="sm_90a", sm_budget=132, device="cpu")
         op._slots = {s: dict(H200) for s in ("splitk", "splitkw", "swapabx")}
         assert tuple(op.choice(M)) == ("tile", 160, 2)   # the rules' pick
+
+
+def test_l2_share_by_row_start():
+    """The model where rows start on 32-byte sectors (twenty-eighth session): the share
+    UNALIGNED_L2_SHARE_SECTOR_ROWS and the row prices x UNALIGNED_SECTOR_ROW_FACTOR where every
+    row of K bf16 columns starts on one (K % 16 == 0: 32, 64 or 96 bytes off the lines); the
+    share and prices as fitted where every other row starts 16 bytes into one (K % 16 == 8)."""
+    for K in (4112, 4128, 4144, 4176, 1168, 2080, 7472, 16336):
+        assert K % 16 == 0 and K % 64 and dispatch.sector_rows(K)
+        assert dispatch.unaligned_l2_share(K) == dispatch.UNALIGNED_L2_SHARE_SECTOR_ROWS
+    for K in (4104, 4120, 1608, 5320, 728, 16376):
+        assert not dispatch.sector_rows(K)
+        assert dispatch.unaligned_l2_share(K) == dispatch.UNALIGNED_L2_SHARE
+    assert dispatch.UNALIGNED_L2_SHARE_SECTOR_ROWS < dispatch.UNALIGNED_L2_SHARE
+    assert 0 < dispatch.UNALIGNED_SECTOR_ROW_FACTOR < 1
+
+
+def test_sector_rows_price_rows_less():
+    """On sectors a decode kernel bound by the rows its CTAs receive costs the factor less than
+    at 16 bytes off (same N, M; K one k-step apart); at 16 bytes off the model is as before."""
+    cost = dispatch.unaligned_cost
+    opt = ("swapab", 64, 2)
+    on, off = cost(opt, 64, 1024, 4112, 132), cost(opt, 64, 1024, 4104, 132)
+    assert on == pytest.approx(off * dispatch.UNALIGNED_SECTOR_ROW_FACTOR)
+
+
+#: (N, K, M, the pick before (share 2.5, prices x 1), the pick now): one H200, every candidate
+#: timed, the share of the best candidate in the comment (docs/results/2026-12-03_h200_
+#: twentyeighth/fit.py)
+SECTOR_PICKS = [
+    # fit set
+    (2368, 1168, 400, ("tile", 128, 2), ("swapab", 80, 2)),       # 0.79 -> 1.0
+    (15296, 7008, 333, ("tile", 256, 2), ("swapab", 112, 3)),     # 0.69 -> 1.0
+    (4864, 7248, 333, ("swapab", 112, 3), ("swapab", 112, 2)),    # 0.73 -> 1.0
+    (4264, 9040, 303, ("tile", 160, 2), ("swapab", 112, 2)),      # 0.74 -> 1.0
+    (3536, 1392, 256, ("tile", 128, 2), ("swapab", 64, 2)),       # 0.76 -> 1.0
+    (2872, 2080, 256, ("splitkw", 128, 2), ("swapab", 64, 2)),    # 0.85 -> 1.0
+    (6568, 2224, 120, ("splitkw", 128, 2), ("swapab", 64, 2)),    # 1.0 -> 0.96 (lost)
+    # held out (call 2)
+    (4216, 13552, 320, ("tile", 160, 2), ("swapab", 112, 2)),     # 0.59 -> 1.0
+    (14384, 7184, 288, ("swapab", 144, 3), ("swapab", 96, 3)),    # 0.67 -> 0.98
+    (13992, 3040, 384, ("tile", 224, 2), ("tile", 160, 1)),       # 0.78 -> 1.0
+    (5424, 11168, 384, ("tile", 192, 2), ("swapab", 128, 2)),     # 0.72 -> 0.97
+    (5424, 11168, 256, ("tile", 128, 2), ("splitkw", 128, 4)),    # 0.90 -> 0.79 (lost)
+    (4496, 2128, 448, ("tile", 160, 2), ("swapab", 96, 3)),       # 0.99 -> 0.92 (lost)
+]
+
+
+@pytest.mark.parametrize("N,K,M,before,want", SECTOR_PICKS)
+def test_sector_share_measured_picks(N, K, M, before, want, monkeypatch):
+    assert K % 16 == 0 and K % 64
+    assert fill(M, N, K) == want
+    monkeypatch.setattr(dispatch, "UNALIGNED_L2_SHARE_SECTOR_ROWS", dispatch.UNALIGNED_L2_SHARE)
+    monkeypatch.setattr(dispatch, "UNALIGNED_SECTOR_ROW_FACTOR", 1.0)
+    assert fill(M, N, K) == before
+
+
+def test_the_op_passes_the_calls_sectors():
+    """op.choice(M, aligned=False, sectors=...) prices the layout the call has (op._plan reads it
+    from strides and addresses), K's only where not given: at K 1168 (on sectors) a call whose
+    rows are not (e.g. a view 8 columns into its rows) gets the 16-byte prices; at K 2304 (on
+    the lines) a call off them, not knowing its sectors, gets them too."""
+    op = GemmRsAr(512, 2368, 1168, "none", arch="sm_90a", sm_budget=132)
+    op._slots = {s: dict(H200) for s in ("splitk", "splitkw", "swapabx")}
+    assert op.choice(400) == op.choice(400, aligned=False, sectors=True) == ("swapab", 80, 2)
+    assert op.choice(400, aligned=False, sectors=False) == ("tile", 128, 2)
+    assert fill(400, 2368, 1168, sectors=False) == ("tile", 128, 2)
+    op = GemmRsAr(512, 2368, 2304, "none", arch="sm_90a", sm_budget=132)
+    op._slots = {s: dict(H200) for s in ("splitk", "splitkw", "swapabx")}
+    assert op.choice(400, aligned=False) == op.choice(400, aligned=False, sectors=False)

@@ -20,9 +20,12 @@ def op_of(N, K):
 @pytest.mark.parametrize("N,K,M,off,w_on", [
     # measured (call 2; torch.mm / ours, the worse of warm and cold): both-off's pick on the
     # re-laid weight -> the rule's
-    (8192, 3696, 384, ("tile", 256, 2), ("swapab", 192, 2)),      # 0.80 -> 1.00
     (15264, 9736, 384, ("tile", 256, 2), ("swapab", 128, 3)),     # 0.81 -> 1.08
-    (5440, 6288, 384, ("tile", 192, 2), ("swapab", 128, 2)),      # 0.69 -> 0.98
+    # (at K on 32-byte sectors both off has picked the re-laid weight's kernel too since the
+    # twenty-eighth session's UNALIGNED_L2_SHARE_SECTOR_ROWS; that session measured both off
+    # only: the tile pair gave way to it at 0.59-0.90 -> 0.97-1.0 of the best)
+    (8192, 3696, 384, ("swapab", 192, 2), ("swapab", 192, 2)),    # re-laid 0.80 -> 1.00
+    (5440, 6288, 384, ("swapab", 128, 2), ("swapab", 128, 2)),    # re-laid 0.69 -> 0.98
     # 0.70 -> 0.91 (twenty-first session); since the twenty-sixth session's decode price 1.6
     # in the L2-traffic model, both off picks the re-laid weight's kernel too
     (3584, 1480, 176, ("swapab", 64, 2), ("swapab", 64, 2)),
@@ -70,8 +73,8 @@ def test_the_plan_reads_both_layouts(monkeypatch):
     N, K, M = 256, 1000, 8
     op = op_of(N, K)
 
-    def variant(M, aligned=None, weight_aligned=None):
-        raise _Seen((aligned, weight_aligned))
+    def variant(M, aligned=None, weight_aligned=None, sectors=None):
+        raise _Seen((aligned, weight_aligned, sectors))
 
     monkeypatch.setattr(op, "variant", variant)
     w = torch.zeros(N, K, dtype=torch.bfloat16)
@@ -79,11 +82,36 @@ def test_the_plan_reads_both_layouts(monkeypatch):
     wp, xp = weight_in_aligned_rows(w), weight_in_aligned_rows(x)
     assert wp.stride(0) % 64 == 0 and wp.data_ptr() % 128 == 0 and torch.equal(wp, w)
     out = torch.empty(M, N, dtype=torch.bfloat16)
-    for xx, ww, want in ((x, w, (False, False)), (x, wp, (False, True)), (xp, wp, (True, True)),
-                         (xp, w, (False, False))):
+    # (K 1000: rows 2000 bytes apart, every other one 16 bytes into a 32-byte sector)
+    for xx, ww, want in ((x, w, (False, False, False)), (x, wp, (False, True, False)),
+                         (xp, wp, (True, True, None)), (xp, w, (False, False, False))):
         with pytest.raises(_Seen) as seen:
             op._plan(0, xx, ww, out, M)
         assert seen.value.args[0] == want
+
+
+def test_the_plan_reads_sectors(monkeypatch):
+    """Off the lines, op._plan tells the dispatch whether every row of x and W starts on a
+    32-byte sector (the L2-traffic model prices that: dispatch.UNALIGNED_L2_SHARE_SECTOR_ROWS)
+    from the call's strides and addresses, not from K: contiguous rows of K 1008 (2016 bytes
+    apart) do; a view 8 columns into wider rows does not, nor does one whose row stride is 16
+    bytes off a sector; a view 16 columns in does."""
+    N, K, M = 256, 1008, 8
+    op = op_of(N, K)
+
+    def variant(M, aligned=None, weight_aligned=None, sectors=None):
+        raise _Seen((aligned, weight_aligned, sectors))
+
+    monkeypatch.setattr(op, "variant", variant)
+    w = torch.zeros(N, K, dtype=torch.bfloat16)
+    wide = torch.zeros(M, K + 64, dtype=torch.bfloat16)
+    odd = torch.zeros(M, K + 8, dtype=torch.bfloat16)
+    out = torch.empty(M, N, dtype=torch.bfloat16)
+    for xx, want in ((torch.zeros(M, K, dtype=torch.bfloat16), True),
+                     (wide[:, 8:8 + K], False), (wide[:, 16:16 + K], True), (odd[:, :K], False)):
+        with pytest.raises(_Seen) as seen:
+            op._plan(0, xx, w, out, M)
+        assert seen.value.args[0] == (False, False, want)
 
 
 def test_the_splitkw_candidate_is_off_and_acts_only_when_on(monkeypatch):
@@ -106,8 +134,8 @@ def test_a_weight_off_the_lines_is_hinted_once(monkeypatch, caplog):
                            (weight_in_aligned_rows(torch.zeros(N, K, dtype=torch.bfloat16)), False)):
         op = op_of(N, K)
 
-        def variant(M, aligned=None, weight_aligned=None):
-            raise _Seen((aligned, weight_aligned))
+        def variant(M, aligned=None, weight_aligned=None, sectors=None):
+            raise _Seen((aligned, weight_aligned, sectors))
 
         monkeypatch.setattr(op, "variant", variant)
         x, out = torch.zeros(M, K, dtype=torch.bfloat16), torch.empty(M, N, dtype=torch.bfloat16)

@@ -1006,10 +1006,11 @@ def sector_rows(K: int) -> bool:
     return (2 * K) % 32 == 0
 
 
-def unaligned_l2_share(K: int) -> float:
-    """The L2-traffic model's share for rows K bf16 columns apart (UNALIGNED_L2_SHARE, or
-    UNALIGNED_L2_SHARE_SECTOR_ROWS where every row starts on a 32-byte sector)."""
-    return UNALIGNED_L2_SHARE_SECTOR_ROWS if sector_rows(K) else UNALIGNED_L2_SHARE
+def unaligned_l2_share(K: int, sectors: bool | None = None) -> float:
+    """The L2-traffic model's share (UNALIGNED_L2_SHARE, or UNALIGNED_L2_SHARE_SECTOR_ROWS where
+    every row starts on a 32-byte sector: `sectors`, None: as rows K bf16 columns apart)."""
+    on = sector_rows(K) if sectors is None else sectors
+    return UNALIGNED_L2_SHARE_SECTOR_ROWS if on else UNALIGNED_L2_SHARE
 
 
 def unaligned_options(M: int, N: int, K: int, arch: str, sm_budget: int,
@@ -1030,9 +1031,12 @@ def unaligned_options(M: int, N: int, K: int, arch: str, sm_budget: int,
 
 
 def unaligned_cost(option: tuple[str, int, int], M: int, N: int, K: int, sm_budget: int,
-                   slots: dict[int, int] | None = None) -> float:
+                   slots: dict[int, int] | None = None, sectors: bool | None = None) -> float:
     """Relative time of a swapab / tile / splitkw `option` under the model above (rows of 128
-    bytes per k-step); `slots`: clusters of each size the device holds at once (splitkw)."""
+    bytes per k-step); `slots`: clusters of each size the device holds at once (splitkw);
+    `sectors`: whether every row of x and W starts on a 32-byte sector (None: as rows K columns
+    apart from 128-byte-aligned starts, sector_rows)."""
+    on_sectors = sector_rows(K) if sectors is None else sectors
     schedule, bt, cg = option
     if schedule == "splitkw":              # a cluster of cg CTAs per pair, K split cg ways
         units = splitkw_units(M, N, bt)
@@ -1053,19 +1057,20 @@ def unaligned_cost(option: tuple[str, int, int], M: int, N: int, K: int, sm_budg
     else:
         raise ValueError(f"unaligned_cost: no model of schedule {schedule!r}")
     price = (UNALIGNED_ROW_COST["tile" if schedule == "tile" else "decode"]
-             * (UNALIGNED_SECTOR_ROW_FACTOR if sector_rows(K) else 1.0))
+             * (UNALIGNED_SECTOR_ROW_FACTOR if on_sectors else 1.0))
     unit = per_cta_ks * max(got * price, mma / UNALIGNED_MMA_PER_ROW) + handoff
     waves = cdiv(max(units, 1), max(at_once, 1))
-    l2 = unaligned_l2_share(K) * ctas * per_cta_ks * read / max(sm_budget, 1)
+    l2 = unaligned_l2_share(K, on_sectors) * ctas * per_cta_ks * read / max(sm_budget, 1)
     return max(waves * unit, l2)
 
 
 def choose_none_unaligned(M: int, N: int, K: int, arch: str, sm_budget: int,
-                          splitkw_slots: dict[int, int] | None) -> tuple[str, int, int] | None:
+                          splitkw_slots: dict[int, int] | None,
+                          sectors: bool | None = None) -> tuple[str, int, int] | None:
     """The option of unaligned_options that unaligned_cost prices lowest (the first of a tie);
-    None where there is none."""
+    None where there is none. `sectors`: as unaligned_cost takes it."""
     opts = unaligned_options(M, N, K, arch, sm_budget, splitkw_slots)
-    return min(opts, key=lambda o: unaligned_cost(o, M, N, K, sm_budget, splitkw_slots),
+    return min(opts, key=lambda o: unaligned_cost(o, M, N, K, sm_budget, splitkw_slots, sectors),
                default=None)
 
 
@@ -1077,7 +1082,7 @@ def choose_none_by_fill(M: int, N: int, arch: str, sm_budget: int, land_rows: in
                         aligned: bool | None = None,
                         xcast_slots: dict[int, int] | None = None,
                         splitkw_slots: dict[int, int] | None = None,
-                        weight_aligned: bool | None = None
+                        weight_aligned: bool | None = None, sectors: bool | None = None
                         ) -> tuple[str, int, int] | None:
     """(schedule, bn, cta_group) of a mode-none call at M <= SWAPAB_MAX_ROWS without a tuning
     table, by the wave-fill model (fill_cost), where the arch has the wide decode kernel
@@ -1110,13 +1115,17 @@ def choose_none_by_fill(M: int, N: int, arch: str, sm_budget: int, land_rows: in
     alone are on the lines (None: as `aligned` says of both); where they are and only x's are
     off (a weight re-laid once, tp_linear.weight_in_aligned_rows, as RowParallelLinear does by
     default), choose_swapabx's choice and then the rules of rows on the lines (twenty-first
-    session: WEIGHT_ON_LINES_RULE)."""
+    session: WEIGHT_ON_LINES_RULE). `sectors`: whether every row of x and W starts on a 32-byte
+    sector, which the L2-traffic model prices (twenty-eighth session: UNALIGNED_L2_SHARE_SECTOR_
+    ROWS); None: K's (sector_rows) where K's rows are off the lines, else (a layout off the
+    lines that K does not explain) not, the prices fitted at 16 bytes off."""
     if not fill_rule_decides(M, N, arch, land_rows):
         return None
     pick = _fill_pick(M, N, arch, sm_budget, bns=bns, K=K, cluster_slots=cluster_slots,
                       priced=priced, cta_groups=cta_groups, spread=spread, busiest=busiest,
                       widths=widths, aligned=aligned, xcast_slots=xcast_slots,
-                      splitkw_slots=splitkw_slots, weight_aligned=weight_aligned)
+                      splitkw_slots=splitkw_slots, weight_aligned=weight_aligned,
+                      sectors=sectors)
     if (FILL_RAGGED_TILE_TO_RULES and pick is not None and pick[0] == "tile" and N % SWAPAB_BM
             and M > SWAPAB_DEFAULT_MAX_M_TWO_TILES):
         return None   # the rules' tile schedule (see FILL_RAGGED_MAX_M)
@@ -1128,7 +1137,7 @@ def _fill_pick(M: int, N: int, arch: str, sm_budget: int, *, bns: tuple[int, ...
                cta_groups: tuple[int, ...] | None, spread: bool, busiest: bool,
                widths: tuple[int, ...] | None, aligned: bool | None,
                xcast_slots: dict[int, int] | None, splitkw_slots: dict[int, int] | None,
-               weight_aligned: bool | None) -> tuple[str, int, int] | None:
+               weight_aligned: bool | None, sectors: bool | None) -> tuple[str, int, int] | None:
     """choose_none_by_fill's pick where fill_rule_decides says it decides."""
     # x's and W's rows on 128-byte lines: `aligned` (the call's layout), else K's (contiguous);
     # taken as aligned without K
@@ -1143,6 +1152,8 @@ def _fill_pick(M: int, N: int, arch: str, sm_budget: int, *, bns: tuple[int, ...
         unaligned = False
     # the L2-traffic model decides after choose_splitk (rows off the lines, given K)
     model_next = unaligned and UNALIGNED_MODEL and K is not None
+    if K is not None and sectors is None:
+        sectors = sector_rows(K) and not rows_aligned(K)
     split = None
     # (cluster_slots may be an op's LazySlots: read only where choose_splitk gets that far)
     if K is not None and cluster_slots is not None and decode_fits_n(
@@ -1152,13 +1163,13 @@ def _fill_pick(M: int, N: int, arch: str, sm_budget: int, *, bns: tuple[int, ...
                                       and M > UNALIGNED_SPLITK_FIRST_MAX_M.get(split[2], 0)):
             return split
     if x_only and WEIGHT_ON_LINES_SPLITKW and K is not None:
-        by_lines = choose_none_unaligned(M, N, K, arch, sm_budget, splitkw_slots)
+        by_lines = choose_none_unaligned(M, N, K, arch, sm_budget, splitkw_slots, sectors)
         if by_lines is not None and by_lines[0] == "splitkw":
             return by_lines
     if model_next:
         # (off the lines, choose_splitk's choice past UNALIGNED_SPLITK_FIRST_MAX_M yields to
         # the model's pick only where that is one of UNALIGNED_SPLITK_YIELDS_TO)
-        by_lines = choose_none_unaligned(M, N, K, arch, sm_budget, splitkw_slots)
+        by_lines = choose_none_unaligned(M, N, K, arch, sm_budget, splitkw_slots, sectors)
         if split is not None and (by_lines is None
                                   or (by_lines[0], by_lines[2]) not in UNALIGNED_SPLITK_YIELDS_TO):
             return split

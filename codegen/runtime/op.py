@@ -35,8 +35,8 @@ from .validate import (check_m, check_matrix, check_no_grad, check_no_overlap, c
 
 log = logging.getLogger(__name__)
 
-#: Launch plans kept per op (one per (rank, M[, rows of x and W aligned, rows of W aligned]) seen;
-#: cleared when full).
+#: Launch plans kept per op (one per (rank, M[, rows of x and W aligned, rows of W aligned, rows
+#: on 32-byte sectors]) seen; cleared when full).
 _PLANS_MAX = 4096
 
 
@@ -121,7 +121,7 @@ class GemmRsAr:
         # first use (_cluster_slots)
         self._slots: dict[str, dict[int, int]] = {}
         self._descriptors = Descriptors()
-        self._plans: dict[tuple[int, int, bool | None, bool | None], CallPlan] = {}
+        self._plans: dict[tuple[int, int, bool | None, bool | None, bool | None], CallPlan] = {}
         self._layout_hinted = False   # the weight-layout hint is logged once per op (_plan)
         self.health = RankHealth(group, self._device)
         self.last_launch: dict[int, dict] = {}  # rank -> {variant, bn, cta_group, grid}
@@ -246,7 +246,8 @@ class GemmRsAr:
         return contract.land_rows(self.group.max_M)
 
     def choice(self, M: int, aligned: bool | None = None,
-               weight_aligned: bool | None = None) -> tuple[str, int, int]:
+               weight_aligned: bool | None = None,
+               sectors: bool | None = None) -> tuple[str, int, int]:
         """(schedule, BN, cta_group) a call with M rows uses: the tuning table's measured choice
         when one exists and nothing is fixed, else dispatch.py's rules. `aligned`: whether every
         row of the call's x and weight starts on a 128-byte line (row strides multiples of 64
@@ -260,6 +261,10 @@ class GemmRsAr:
         `aligned` says); only x's off them (a weight re-laid once, as RowParallelLinear does)
         takes the rules of rows on the lines after choose_swapabx
         (dispatch.WEIGHT_ON_LINES_RULE), and no table unless contiguous tensors lie so too.
+        `sectors`: whether every row of x and the weight starts on a 32-byte sector, which the
+        model of rows off the lines prices (dispatch.UNALIGNED_L2_SHARE_SECTOR_ROWS; None: as K
+        columns apart give them, or where K's rows are on the lines and the call's are not,
+        priced as 16 bytes off).
         InputError for an M that is not a positive int (a call refuses those before this)."""
         try:
             rows = None if isinstance(M, bool) else operator.index(M)   # (numpy ints too)
@@ -296,7 +301,8 @@ class GemmRsAr:
                                                        else self.swapabx_slots(),
                                                        splitkw_slots=None if on_lines
                                                        else self.splitkw_slots(),
-                                                       weight_aligned=w_on_lines)
+                                                       weight_aligned=w_on_lines,
+                                                       sectors=sectors)
             else:
                 by_fill = dispatch.choose_fused_by_fill(M, self.N, self.mode, self.arch,
                                                         self.sm_budget, self.land_rows, self.tp,
@@ -385,8 +391,8 @@ class GemmRsAr:
         return torch.cuda.get_device_properties(self._device()).multi_processor_count
 
     def variant(self, M: int, aligned: bool | None = None,
-                weight_aligned: bool | None = None) -> Variant:
-        schedule, bn, cg = self.choice(M, aligned, weight_aligned)
+                weight_aligned: bool | None = None, sectors: bool | None = None) -> Variant:
+        schedule, bn, cg = self.choice(M, aligned, weight_aligned, sectors)
         if self.mode == "none":
             return Variant(self.arch, "none", None, bn, cg, None, schedule=schedule)
         return Variant(self.arch, self.mode, self.transport, bn, cg, self.tp, schedule=schedule)
@@ -469,10 +475,11 @@ class GemmRsAr:
             Ms = _prepare_ms(Ms, self.max_served_m)
         names = []
         for M in sorted(set(Ms)):
-            # mode none: x's and W's rows on 128-byte lines, only W's, neither (the call's row
-            # strides pick)
-            for layout in (((True, True), (False, True), (False, False))
-                           if self.mode == "none" else ((None, None),)):
+            # mode none: x's and W's rows on 128-byte lines, only W's, neither (on 32-byte
+            # sectors or not) (the call's row strides and addresses pick)
+            for layout in (((True, True, None), (False, True, None), (False, False, True),
+                            (False, False, False))
+                           if self.mode == "none" else ((None, None, None),)):
                 v = self.variant(M, *layout)
                 self.kernel(v)
                 names.append(v.name)
@@ -626,18 +633,23 @@ class GemmRsAr:
 
     def _plan(self, rank: int, x, weight, out, M: int) -> CallPlan:
         """The launch plan of (rank, M) and, in mode none, whether every row of the weight and
-        of x starts on a 128-byte line (the fill rule weighs that), built on the first call with
-        that key (everything it holds is fixed by the key: dispatch, kernel, grid, group
-        pointers; see call_plan)."""
+        of x starts on a 128-byte line and, where not, on a 32-byte sector (the fill rule weighs
+        both), built on the first call with that key (everything it holds is fixed by the key:
+        dispatch, kernel, grid, group pointers; see call_plan)."""
         # the weight's rows and x's on 128-byte lines: row strides (dispatch.rows_aligned,
-        # inline: the per-call path; a single row of x has none) and start addresses
+        # inline: the per-call path; a single row of x has none) and start addresses; off them,
+        # on 32-byte sectors (dispatch.sector_rows)
+        sectors = None
         if self.mode != "none":
             w_aligned = aligned = None
         else:
             w_aligned = weight.stride(0) % 64 == 0 and weight.data_ptr() % 128 == 0
             aligned = (w_aligned and (M == 1 or x.stride(0) % 64 == 0)
                        and x.data_ptr() % 128 == 0)
-        key = (rank, M, aligned, w_aligned)
+            if not aligned:
+                sectors = (weight.stride(0) % 16 == 0 and weight.data_ptr() % 32 == 0
+                           and (M == 1 or x.stride(0) % 16 == 0) and x.data_ptr() % 32 == 0)
+        key = (rank, M, aligned, w_aligned, sectors)
         plan = self._plans.get(key)
         if plan is not None:
             return plan
@@ -658,7 +670,7 @@ class GemmRsAr:
                              f"serves N = {self.N} here, so only the decode schedules do, up to "
                              f"{self.max_served_m} rows (use torch.mm + the collective for more; "
                              f"should_run(x) says False)")
-        variant = self.variant(M, aligned, w_aligned)
+        variant = self.variant(M, aligned, w_aligned, sectors)
         if contract.decode_schedule(variant.schedule) and M > self.land_rows:
             where = (f"the {self.land_rows} landing rows of the {variant.schedule} schedule "
                      f"(group max_M {self.group.max_M})" if self.group is not None else

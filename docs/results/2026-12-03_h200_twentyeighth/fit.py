@@ -7,7 +7,8 @@ mode-none candidate was timed on one H200 (the twenty-seventh session's fit.py s
 share alone, 2.5 -> 2.0: choice_ab `sector28a`): the grid it was chosen from (by 2K % 128), the
 points it moved, call 1's held-out A/B of it. Then the refit on the fit set's points on sectors
 (share and row-price factor), scored on call 1 too (held out from it), left out one call at a
-time, and the later held-out calls where they exist.
+time, call 2's held-out A/B (against the rule before and the first cut) and call 3's unbiased
+sweep.
 
     PYTHONPATH=. python3 docs/results/2026-12-03_h200_twentyeighth/fit.py
 """
@@ -142,6 +143,8 @@ def main():
         if (HERE / call / "r.tgz").exists():
             fit27.ab(HERE / call / "r.tgz", stem, "l2share27")
             fit27.ab(HERE / call / "r.tgz", stem, "sector28a")
+    if (HERE / "call3" / "r.tgz").exists():   # the unbiased sweep after the change
+        fit27.ab(HERE / "call3" / "r.tgz", "sweep", "l2share27")
 
 
 if __name__ == "__main__":
