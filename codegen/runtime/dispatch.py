@@ -945,9 +945,14 @@ UNALIGNED_HANDOFF = 0.25
 #: 0.946 of the best there, and the share the fit left flat over 1.25..2.0 scored 0.964 at 1.75
 #: and 0.946 at 2.0 on them. Refitted on the 177 fit points on sectors alone (not call 1): the
 #: share 1.5 with the prices x 0.75, 0.967 -> 0.981 of the best (below 0.9 of it: 18 -> 8);
-#: on call 1 (then held out from it) 0.946 -> 0.976 (16 -> 6 below 0.9). The model takes a
-#: call's rows as K columns apart from 128-byte-aligned starts (contiguous tensors): a strided or
-#: offset layout off the lines gets K's share and prices.
+#: on call 1 (then held out from it) 0.946 -> 0.976 (16 -> 6 below 0.9); left out one call at
+#: a time, every call's moved points won (1.06x-1.15x). Held out (call 2: 14 fresh random shapes
+#: on sectors x M 64..512, 108 points, every candidate): 53 moved against the rule before, 1.10x
+#: / 1.12x (45 won; 0.926 -> 0.975 of the best; tile pairs giving way to the wide decode kernel,
+#: N 4216 K 13552 M 320: 0.59 -> 1.0; lost: N 5424 K 11168 M 256 to splitkw in clusters of 4,
+#: 0.90 -> 0.79), and 32 against the share 2.0 alone, 1.07x. An unbiased sweep of 12 random
+#: shapes x 8 M (call 3; every K class) moved 3 of 96, 1.025x. The op reads whether a call's
+#: rows lie on sectors from its strides and addresses (op._plan: `sectors`); without that, K's.
 UNALIGNED_L2_SHARE_SECTOR_ROWS = 1.5
 UNALIGNED_SECTOR_ROW_FACTOR = 0.75
 #: Whether choose_none_by_fill uses that model (probes turn it off to time the rule before it).
