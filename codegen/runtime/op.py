@@ -639,16 +639,16 @@ class GemmRsAr:
         # the weight's rows and x's on 128-byte lines: row strides (dispatch.rows_aligned,
         # inline: the per-call path; a single row of x has none) and start addresses; off them,
         # on 32-byte sectors (dispatch.sector_rows)
-        sectors = None
         if self.mode != "none":
-            w_aligned = aligned = None
+            w_aligned = aligned = sectors = None
         else:
-            w_aligned = weight.stride(0) % 64 == 0 and weight.data_ptr() % 128 == 0
-            aligned = (w_aligned and (M == 1 or x.stride(0) % 64 == 0)
-                       and x.data_ptr() % 128 == 0)
-            if not aligned:
-                sectors = (weight.stride(0) % 16 == 0 and weight.data_ptr() % 32 == 0
-                           and (M == 1 or x.stride(0) % 16 == 0) and x.data_ptr() % 32 == 0)
+            # (each read once: these are the per-call path's torch calls)
+            ws, wa, xa = weight.stride(0), weight.data_ptr(), x.data_ptr()
+            xs = 0 if M == 1 else x.stride(0)
+            w_aligned = ws % 64 == 0 and wa % 128 == 0
+            aligned = w_aligned and xs % 64 == 0 and xa % 128 == 0
+            sectors = None if aligned else (ws % 16 == 0 and wa % 32 == 0 and xs % 16 == 0
+                                            and xa % 32 == 0)
         key = (rank, M, aligned, w_aligned, sectors)
         plan = self._plans.get(key)
         if plan is not None:
