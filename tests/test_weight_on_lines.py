@@ -67,16 +67,21 @@ class _Seen(Exception):
     pass
 
 
-def test_the_plan_reads_both_layouts(monkeypatch):
-    """What op._plan hands the dispatch for contiguous, re-laid-weight and re-laid-both tensors
-    (CPU tensors stand in: it reads strides and addresses; the call stops at the dispatch)."""
-    N, K, M = 256, 1000, 8
-    op = op_of(N, K)
-
+def stopped_at_dispatch(op, monkeypatch):
+    """`op` whose variant() raises _Seen((aligned, weight_aligned, sectors)): what op._plan
+    hands the dispatch."""
     def variant(M, aligned=None, weight_aligned=None, sectors=None):
         raise _Seen((aligned, weight_aligned, sectors))
 
     monkeypatch.setattr(op, "variant", variant)
+    return op
+
+
+def test_the_plan_reads_both_layouts(monkeypatch):
+    """What op._plan hands the dispatch for contiguous, re-laid-weight and re-laid-both tensors
+    (CPU tensors stand in: it reads strides and addresses; the call stops at the dispatch)."""
+    N, K, M = 256, 1000, 8
+    op = stopped_at_dispatch(op_of(N, K), monkeypatch)
     w = torch.zeros(N, K, dtype=torch.bfloat16)
     x = torch.zeros(M, K, dtype=torch.bfloat16)
     wp, xp = weight_in_aligned_rows(w), weight_in_aligned_rows(x)
@@ -97,12 +102,7 @@ def test_the_plan_reads_sectors(monkeypatch):
     apart) do; a view 8 columns into wider rows does not, nor does one whose row stride is 16
     bytes off a sector; a view 16 columns in does."""
     N, K, M = 256, 1008, 8
-    op = op_of(N, K)
-
-    def variant(M, aligned=None, weight_aligned=None, sectors=None):
-        raise _Seen((aligned, weight_aligned, sectors))
-
-    monkeypatch.setattr(op, "variant", variant)
+    op = stopped_at_dispatch(op_of(N, K), monkeypatch)
     w = torch.zeros(N, K, dtype=torch.bfloat16)
     wide = torch.zeros(M, K + 64, dtype=torch.bfloat16)
     odd = torch.zeros(M, K + 8, dtype=torch.bfloat16)
@@ -132,12 +132,7 @@ def test_a_weight_off_the_lines_is_hinted_once(monkeypatch, caplog):
     N, K, M = 256, 1000, 8
     for weight, hinted in ((torch.zeros(N, K, dtype=torch.bfloat16), True),
                            (weight_in_aligned_rows(torch.zeros(N, K, dtype=torch.bfloat16)), False)):
-        op = op_of(N, K)
-
-        def variant(M, aligned=None, weight_aligned=None, sectors=None):
-            raise _Seen((aligned, weight_aligned, sectors))
-
-        monkeypatch.setattr(op, "variant", variant)
+        op = stopped_at_dispatch(op_of(N, K), monkeypatch)
         x, out = torch.zeros(M, K, dtype=torch.bfloat16), torch.empty(M, N, dtype=torch.bfloat16)
         caplog.clear()
         with caplog.at_level(logging.INFO, logger="codegen.runtime.op"):
