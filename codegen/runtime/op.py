@@ -642,13 +642,16 @@ class GemmRsAr:
         if self.mode != "none":
             w_aligned = aligned = sectors = None
         else:
-            # (each read once: these are the per-call path's torch calls)
-            ws, wa, xa = weight.stride(0), weight.data_ptr(), x.data_ptr()
-            xs = 0 if M == 1 else x.stride(0)
+            # (each read at most once, x's only where W's rows start on sectors: these are the
+            # per-call path's torch calls)
+            ws, wa = weight.stride(0), weight.data_ptr()
             w_aligned = ws % 64 == 0 and wa % 128 == 0
-            aligned = w_aligned and xs % 64 == 0 and xa % 128 == 0
-            sectors = None if aligned else (ws % 16 == 0 and wa % 32 == 0 and xs % 16 == 0
-                                            and xa % 32 == 0)
+            if ws % 16 == 0 and wa % 32 == 0:
+                xs, xa = 0 if M == 1 else x.stride(0), x.data_ptr()
+                aligned = w_aligned and xs % 64 == 0 and xa % 128 == 0
+                sectors = None if aligned else xs % 16 == 0 and xa % 32 == 0
+            else:
+                aligned = sectors = False
         key = (rank, M, aligned, w_aligned, sectors)
         plan = self._plans.get(key)
         if plan is not None:
