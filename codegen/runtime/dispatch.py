@@ -902,33 +902,33 @@ def choose_swapabx(M: int, N: int, sm_budget: int, slots: dict[int, int] | None,
 #: max(rows it receives x UNALIGNED_ROW_COST, its MMA's W rows x token rows /
 #: UNALIGNED_MMA_PER_ROW) times its k-steps (a K split: 1 / cluster size of them) plus, for a
 #: split, UNALIGNED_HANDOFF x the rows of its partial tile over K's k-steps; the kernel's,
-#: max(waves of units x that, the L2 share (unaligned_l2_share) x the rows all CTAs read from
-#: L2 per k-step / the SM budget), a pair's W rows read once (its multicast). Fitted on one H200 to the 85 points
-#: at M <= 512 where every candidate was timed (eighteenth session calls 2-3, twentieth call 1;
-#: 77 with K % 64 != 0; the worse of warm and cold weights): the op's pick 0.924 -> 0.958 of the
-#: best candidate (geometric mean; below 0.93 of it: 29 -> 15 of 83); left out one shape at a
-#: time, 0.956 (`docs/results/2026-12-02_h200_twentieth/fit.py`). Held out (BENCHMARKS.md,
-#: twentieth session): 32 fresh points with every candidate timed, 0.910 -> 0.931 of the best;
-#: an A/B at 24 fresh shapes x 8 M (192 points, 79 moved): 1.077x the rule before on the moved
-#: points (0.84x..1.50x; 46 won, 24 lost), 0.801x -> 0.826x torch.mm over all. Examples (fit
-#: set, share of the best): the tile pair at three 128-row tiles (M 257..384, rounded up to four)
-#: -> the wide decode kernel at two token tiles of 160 (N 13056 K 7008 M 312: 0.72 -> 1.0);
+#: max(waves of units x that, the L2 share (unaligned_l2_share) x the rows all CTAs read from L2
+#: per k-step / the SM budget), a pair's W rows read once (its multicast). Fitted on one H200 to
+#: the 85 points at M <= 512 where every candidate was timed (eighteenth session calls 2-3,
+#: twentieth call 1; 77 with K % 64 != 0; the worse of warm and cold weights): the op's pick
+#: 0.924 -> 0.958 of the best candidate (geometric mean; below 0.93 of it: 29 -> 15 of 83); left
+#: out one shape at a time, 0.956 (`docs/results/2026-12-02_h200_twentieth/fit.py`). Held out
+#: (BENCHMARKS.md, twentieth session): 32 fresh points with every candidate timed, 0.910 -> 0.931
+#: of the best; an A/B at 24 fresh shapes x 8 M (192 points, 79 moved): 1.077x the rule before on
+#: the moved points (0.84x..1.50x; 46 won, 24 lost), 0.801x -> 0.826x torch.mm over all. Examples
+#: (fit set, share of the best): the tile pair at three 128-row tiles (M 257..384, rounded up to
+#: four) -> the wide decode kernel at two token tiles of 160 (N 13056 K 7008 M 312: 0.72 -> 1.0);
 #: splitkw at long K where the decode kernels leave SMs idle or read W twice (N 2976 K 16160 M
 #: 200: 0.66 -> 1.0; N 6416 K 12120 M 64: 0.77 -> 1.0). Its losses on the held-out points: the
 #: tile schedule's width within a cta_group, and cta_group 1 at one 128-row tile (M 120 at 3
 #: shapes: 0.77x-0.83x -> 0.69x-0.76x torch.mm), which the model does not price apart.
-#: Twenty-sixth session: the decode kernels' price 1.8 -> 1.6, refitted on every point with
-#: rows off the lines where every candidate was timed since the eighteenth session (355 points,
-#: 8 calls of 7 sessions: docs/results/2026-12-03_h200_twentysixth/fit.py; with the small-N
-#: clause up to M 384 as it was then): 0.964 -> 0.969 of the best (below 0.9 of it: 46 -> 35);
-#: 27 points moved, 1.070x (the tile pair at M 200..512 and N 1408..3536 gave way to the decode
-#: kernel at 64..112-row token tiles: 0.76-0.90 -> 0.99-1.0 of the best; lost: cta_group 3 at
-#: M 45 / 64, N >= 14360, 0.90-0.99 of the best); the tile price and the other constants moved
-#: nothing worth the name (a grid of 225 settings: at most 0.9694). Held out (call 2, 14 fresh
-#: shapes off the lines at M where it moves): at M 180..494 and N 576..3728, 28 moved, 1.172x
-#: (25 won; lost N 1520 K 2504 M 290..410 to splitkw, 0.87x-0.96x); at M 62..160 and N
-#: 8896..16208, 14 moved, 1.014x (9 won; cta_group 3 / the 144..160-row token tiles 0.95x-0.97x
-#: at 4). BENCHMARKS.md, twenty-sixth session.
+#: Twenty-sixth session: the decode kernels' price 1.8 -> 1.6, refitted on every point with rows
+#: off the lines where every candidate was timed since the eighteenth session (355 points, 8
+#: calls of 7 sessions: docs/results/2026-12-03_h200_twentysixth/fit.py; with the small-N clause
+#: up to M 384 as it was then): 0.964 -> 0.969 of the best (below 0.9 of it: 46 -> 35); 27 points
+#: moved, 1.070x (the tile pair at M 200..512 and N 1408..3536 gave way to the decode kernel at
+#: 64..112-row token tiles: 0.76-0.90 -> 0.99-1.0 of the best; lost: cta_group 3 at M 45 / 64, N
+#: >= 14360, 0.90-0.99 of the best); the tile price and the other constants moved nothing worth
+#: the name (a grid of 225 settings: at most 0.9694). Held out (call 2, 14 fresh shapes off the
+#: lines at M where it moves): at M 180..494 and N 576..3728, 28 moved, 1.172x (25 won; lost N
+#: 1520 K 2504 M 290..410 to splitkw, 0.87x-0.96x); at M 62..160 and N 8896..16208, 14 moved,
+#: 1.014x (9 won; cta_group 3 / the 144..160-row token tiles 0.95x-0.97x at 4). BENCHMARKS.md,
+#: twenty-sixth session.
 UNALIGNED_ROW_COST = {"tile": 1.2, "decode": 1.6}
 UNALIGNED_MMA_PER_ROW = 48
 UNALIGNED_L2_SHARE = 2.5
@@ -937,22 +937,23 @@ UNALIGNED_HANDOFF = 0.25
 #: lines), twenty-eighth session: the L2 share above is UNALIGNED_L2_SHARE_SECTOR_ROWS and the
 #: row prices (UNALIGNED_ROW_COST) UNALIGNED_SECTOR_ROW_FACTOR times theirs. A 128-byte box row
 #: then touches 4 sectors (of two lines); at 16 bytes off (K % 16 == 8), where the prices were
-#: fitted (344 of the 519 pooled points with rows off the lines), every other row touches 5.
-#: One H200, the worse of warm and cold, every candidate timed
-#: (docs/results/2026-12-03_h200_twentyeighth/fit.py replays it): at first the share alone, 2.5 -> 2.0 (fit on 519 points:
-#: rows on sectors 0.937 / 0.945 of the best candidate -> 0.966 / 0.970, the 16-byte points
-#: unchanged at 0.983), held out on 79 fresh points (call 1): 22 moved, 1.144x (20 won), yet
-#: 0.946 of the best there, and the share the fit left flat over 1.25..2.0 scored 0.964 at 1.75
-#: and 0.946 at 2.0 on them. Refitted on the 177 fit points on sectors alone (not call 1): the
-#: share 1.5 with the prices x 0.75, 0.967 -> 0.981 of the best (below 0.9 of it: 18 -> 8);
-#: on call 1 (then held out from it) 0.946 -> 0.976 (16 -> 6 below 0.9); left out one call at
-#: a time, every call's moved points won (1.06x-1.15x). Held out (call 2: 14 fresh random shapes
-#: on sectors x M 64..512, 108 points, every candidate): 53 moved against the rule before, 1.10x
-#: / 1.12x (45 won; 0.926 -> 0.975 of the best; tile pairs giving way to the wide decode kernel,
-#: N 4216 K 13552 M 320: 0.59 -> 1.0; lost: N 5424 K 11168 M 256 to splitkw in clusters of 4,
-#: 0.90 -> 0.79), and 32 against the share 2.0 alone, 1.07x. An unbiased sweep of 12 random
-#: shapes x 8 M (call 3; every K class) moved 3 of 96, 1.025x. The op reads whether a call's
-#: rows lie on sectors from its strides and addresses (op._plan: `sectors`); without that, K's.
+#: fitted (344 of the 519 pooled points with rows off the lines), every other row touches 5. One
+#: H200, the worse of warm and cold, every candidate timed
+#: (docs/results/2026-12-03_h200_twentyeighth/fit.py replays it): at first the share alone, 2.5
+#: -> 2.0 (fit on 519 points: rows on sectors 0.937 / 0.945 of the best candidate -> 0.966 /
+#: 0.970, the 16-byte points unchanged at 0.983), held out on 79 fresh points (call 1): 22 moved,
+#: 1.144x (20 won), yet 0.946 of the best there, and the share the fit left flat over 1.25..2.0
+#: scored 0.964 at 1.75 and 0.946 at 2.0 on them. Refitted on the 177 fit points on sectors alone
+#: (not call 1): the share 1.5 with the prices x 0.75, 0.967 -> 0.981 of the best (below 0.9 of
+#: it: 18 -> 8); on call 1 (then held out from it) 0.946 -> 0.976 (16 -> 6 below 0.9); left out
+#: one call at a time, every call's moved points won (1.06x-1.15x). Held out (call 2: 14 fresh
+#: random shapes on sectors x M 64..512, 108 points, every candidate): 53 moved against the rule
+#: before, 1.10x / 1.12x (45 won; 0.926 -> 0.975 of the best; tile pairs giving way to the wide
+#: decode kernel, N 4216 K 13552 M 320: 0.59 -> 1.0; lost: N 5424 K 11168 M 256 to splitkw in
+#: clusters of 4, 0.90 -> 0.79), and 32 against the share 2.0 alone, 1.07x. An unbiased sweep of
+#: 12 random shapes x 8 M (call 3; every K class) moved 3 of 96, 1.025x. The op reads whether a
+#: call's rows lie on sectors from its strides and addresses (op._plan: `sectors`); without that,
+#: K's.
 UNALIGNED_L2_SHARE_SECTOR_ROWS = 1.5
 UNALIGNED_SECTOR_ROW_FACTOR = 0.75
 #: Whether choose_none_by_fill uses that model (probes turn it off to time the rule before it).

@@ -167,8 +167,10 @@ OP_RULES = {"bounds16": BOUNDS16,
             "splitkshort26": SHORT26,
             "ragged26": RAGGED26,
             "rules26": {**SHORT26, **RAGGED26},
-            "l2share27": {"UNALIGNED_L2_SHARE_SECTOR_ROWS": 2.5, "UNALIGNED_SECTOR_ROW_FACTOR": 1.0},
-            "sector28a": {"UNALIGNED_L2_SHARE_SECTOR_ROWS": 2.0, "UNALIGNED_SECTOR_ROW_FACTOR": 1.0}}
+            "l2share27": {"UNALIGNED_L2_SHARE_SECTOR_ROWS": 2.5,
+                          "UNALIGNED_SECTOR_ROW_FACTOR": 1.0},
+            "sector28a": {"UNALIGNED_L2_SHARE_SECTOR_ROWS": 2.0,
+                          "UNALIGNED_SECTOR_ROW_FACTOR": 1.0}}
 
 
 def earlier_choice(rule: str, op_choice, M: int) -> tuple[str, int, int]:
