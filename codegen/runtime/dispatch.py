@@ -1012,11 +1012,18 @@ def sector_rows(K: int) -> bool:
     return (2 * K) % 32 == 0
 
 
+def on_sectors(K: int, sectors: bool | None = None) -> bool:
+    """Whether the L2-traffic model prices a call's rows as starting on 32-byte sectors:
+    `sectors` (the call's layout, op._plan) where given, else K's: rows K bf16 columns apart,
+    on sectors and off the lines (where K's rows are on the lines and the call's are not, a
+    layout K does not explain, not: the prices fitted at 16 bytes off)."""
+    return (sector_rows(K) and not rows_aligned(K)) if sectors is None else sectors
+
+
 def unaligned_l2_share(K: int, sectors: bool | None = None) -> float:
     """The L2-traffic model's share (UNALIGNED_L2_SHARE, or UNALIGNED_L2_SHARE_SECTOR_ROWS where
-    every row starts on a 32-byte sector: `sectors`, None: as rows K bf16 columns apart)."""
-    on = sector_rows(K) if sectors is None else sectors
-    return UNALIGNED_L2_SHARE_SECTOR_ROWS if on else UNALIGNED_L2_SHARE
+    every row starts on a 32-byte sector: on_sectors)."""
+    return UNALIGNED_L2_SHARE_SECTOR_ROWS if on_sectors(K, sectors) else UNALIGNED_L2_SHARE
 
 
 def unaligned_options(M: int, N: int, K: int, arch: str, sm_budget: int,
@@ -1040,9 +1047,8 @@ def unaligned_cost(option: tuple[str, int, int], M: int, N: int, K: int, sm_budg
                    slots: dict[int, int] | None = None, sectors: bool | None = None) -> float:
     """Relative time of a swapab / tile / splitkw `option` under the model above (rows of 128
     bytes per k-step); `slots`: clusters of each size the device holds at once (splitkw);
-    `sectors`: whether every row of x and W starts on a 32-byte sector (None: as rows K columns
-    apart from 128-byte-aligned starts, sector_rows)."""
-    on_sectors = sector_rows(K) if sectors is None else sectors
+    `sectors`: whether every row of x and W starts on a 32-byte sector (None: K's, on_sectors)."""
+    sectors = on_sectors(K, sectors)
     schedule, bt, cg = option
     if schedule == "splitkw":              # a cluster of cg CTAs per pair, K split cg ways
         units = splitkw_units(M, N, bt)
@@ -1063,10 +1069,10 @@ def unaligned_cost(option: tuple[str, int, int], M: int, N: int, K: int, sm_budg
     else:
         raise ValueError(f"unaligned_cost: no model of schedule {schedule!r}")
     price = (UNALIGNED_ROW_COST["tile" if schedule == "tile" else "decode"]
-             * (UNALIGNED_SECTOR_ROW_FACTOR if on_sectors else 1.0))
+             * (UNALIGNED_SECTOR_ROW_FACTOR if sectors else 1.0))
     unit = per_cta_ks * max(got * price, mma / UNALIGNED_MMA_PER_ROW) + handoff
     waves = cdiv(max(units, 1), max(at_once, 1))
-    l2 = unaligned_l2_share(K, on_sectors) * ctas * per_cta_ks * read / max(sm_budget, 1)
+    l2 = unaligned_l2_share(K, sectors) * ctas * per_cta_ks * read / max(sm_budget, 1)
     return max(waves * unit, l2)
 
 
@@ -1123,8 +1129,7 @@ def choose_none_by_fill(M: int, N: int, arch: str, sm_budget: int, land_rows: in
     default), choose_swapabx's choice and then the rules of rows on the lines (twenty-first
     session: WEIGHT_ON_LINES_RULE). `sectors`: whether every row of x and W starts on a 32-byte
     sector, which the L2-traffic model prices (twenty-eighth session: UNALIGNED_L2_SHARE_SECTOR_
-    ROWS); None: K's (sector_rows) where K's rows are off the lines, else (a layout off the
-    lines that K does not explain) not, the prices fitted at 16 bytes off."""
+    ROWS); None: K's (on_sectors)."""
     if not fill_rule_decides(M, N, arch, land_rows):
         return None
     pick = _fill_pick(M, N, arch, sm_budget, bns=bns, K=K, cluster_slots=cluster_slots,
@@ -1158,8 +1163,6 @@ def _fill_pick(M: int, N: int, arch: str, sm_budget: int, *, bns: tuple[int, ...
         unaligned = False
     # the L2-traffic model decides after choose_splitk (rows off the lines, given K)
     model_next = unaligned and UNALIGNED_MODEL and K is not None
-    if K is not None and sectors is None:
-        sectors = sector_rows(K) and not rows_aligned(K)
     split = None
     # (cluster_slots may be an op's LazySlots: read only where choose_splitk gets that far)
     if K is not None and cluster_slots is not None and decode_fits_n(

@@ -56,7 +56,7 @@ def cost_with_splitk(H: float, pf: float):
         if option[0] != "splitk":
             return ORIG_COST(option, M, N, K, sm_budget, slots, sectors)
         _, bt, cg = option
-        on = d.sector_rows(K) if sectors is None else sectors
+        on = d.on_sectors(K, sectors)
         units = d.cdiv(N, 64) * d.cdiv(M, bt)
         at_once = min((slots or {}).get(cg, 0), sm_budget // cg)
         rows = 64 + bt
