@@ -146,8 +146,14 @@ SPLITK_CTA_GROUPS = (2, 4)
 #: keeps the WGMMA N of the tile schedule's 128 x 128 tile; its f32 partial tile (128 x 132 f32)
 #: leaves 4 pipeline stages (splitkw_stages). A token tile of 64 (7 stages, twice the pairs) was
 #: built and timed: never the fastest splitkw kernel at any of 54 points (one H200, fifteenth
-#: session; 0.60x-0.98x of the 128 one at best), so it is not built.
-SPLITKW_BNS = (128,)
+#: session; 0.60x-0.98x of the 128 one at best), so it is not built. Token tiles of 96 / 160
+#: (5 / 3 stages) serve M 65..96 and 129..160 in one tile where 128 computes and reads x for
+#: 128 / 256 tokens (twenty-ninth session: M 160 at N 3832, K 16120 ran at 0.59x torch.mm with
+#: splitk160c2 the best kernel built, its 64-row W tiles reading x twice as often; splitkw160c4
+#: 0.80x). 192 (2 stages) was built and timed at 66 points: never within 0.9 of the best
+#: splitkw kernel (0.19x-0.73x torch.mm), so it is not built. The dispatch weighs each where it
+#: was measured (dispatch.SPLITKW_MODEL_TILES).
+SPLITKW_BNS = (96, 128, 160)
 SPLITKW_CTA_GROUPS = (2, 4)
 #: W rows of a splitkw tile (two MMA warpgroups of SWAPAB_BM)
 SPLITKW_W_ROWS = 128

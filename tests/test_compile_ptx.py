@@ -173,7 +173,7 @@ def test_arch_instructions(built, v):
         assert launch["cluster"] == [ks, 1, 1] and launch["ksplit"] == ks
         assert launch["schedule"] == "splitkw" and launch["ragged_n"] is True
         assert launch["bm"] == contract.SPLITKW_W_ROWS and launch["block"] == [384, 1, 1]
-        assert launch["ab_stages"] == contract.splitkw_stages(v.bn, ks) >= 4
+        assert launch["ab_stages"] == contract.splitkw_stages(v.bn, ks) >= 2
         assert launch["dynamic_smem"] <= contract.DECODE_SMEM_CAPACITY
         assert _has(ptx, rf"wgmma\.mma_async\.sync\.aligned\.m64n{v.bn}k16\.f32\.bf16\.bf16")
         assert not _has(ptx, r"multicast::cluster")

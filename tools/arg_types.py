@@ -22,3 +22,16 @@ def shapes(text: str) -> list[tuple[int, int]]:
             raise argparse.ArgumentTypeError(f"shape '{item}' is not N:K (e.g. 4096:2048)")
         out.append((int(n), int(k)))
     return out
+
+
+def points(text: str) -> dict[tuple[int, int], list[int]]:
+    """A comma-separated list of N:K:M triples, e.g. "4096:2048:64,4096:2048:160", as {(N, K):
+    [M, ...]} in the order given."""
+    out: dict[tuple[int, int], list[int]] = {}
+    for item in (i for i in text.split(",") if i.strip()):
+        parts = item.split(":")
+        if len(parts) != 3 or not all(p.strip().isdigit() for p in parts):
+            raise argparse.ArgumentTypeError(f"point '{item}' is not N:K:M (e.g. 4096:2048:64)")
+        n, k, m = (int(p) for p in parts)
+        out.setdefault((n, k), []).append(m)
+    return out

@@ -427,15 +427,26 @@ class GemmRsAr:
                     and dispatch.fill_rule_applies(self.arch)):
                 bns = contract.schedule_bns(self.arch, self.mode, schedule)
                 for ks in contract.schedule_cta_groups(self.arch, schedule) if bns else ():
-                    v = Variant(self.arch, self.mode, self.transport if fused else None, bns[0],
-                                ks, self.tp if fused else None, schedule=schedule)
-                    try:
-                        held = self.kernel(v).max_active_clusters
-                    except (CacheMissError, DriverError):
-                        continue
-                    slots[ks] = held // len(self.local_ranks) if fused else held
+                    held = self._clusters_held(schedule, bns, ks)
+                    if held is not None:
+                        slots[ks] = held // len(self.local_ranks) if fused else held
             self._slots[schedule] = slots
         return self._slots[schedule]
+
+    def _clusters_held(self, schedule: str, bns: tuple[int, ...], ks: int) -> int | None:
+        """Clusters of `ks` CTAs of the schedule's kernels the device holds at once, read from
+        the first of its token tiles `bns` whose kernel loads (every one plans its shared
+        memory to the full CTA, one per SM: the same count; a cache built before a token tile
+        was added still has the others); None where none loads."""
+        fused = self.mode != "none"
+        for bt in bns:
+            v = Variant(self.arch, self.mode, self.transport if fused else None, bt, ks,
+                        self.tp if fused else None, schedule=schedule)
+            try:
+                return self.kernel(v).max_active_clusters
+            except (CacheMissError, DriverError):
+                continue
+        return None
 
     def kernel(self, variant: Variant) -> LoadedKernel:
         """The loaded kernel of `variant` (from the cache; CacheMissError names the build)."""
