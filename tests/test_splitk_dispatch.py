@@ -45,11 +45,12 @@ def test_names_and_contract():
     (dict(cta_group=3, bn=16), 4096, ["bn = 16", "cta_group 3"]),
     (dict(cta_group=3, mode="rs"), 4096, ["cta_group = 3", "mode 'rs'", "[1, 2]"]),
     (dict(cta_group=3, schedule="tile"), 4096, ["cta_group = 3", "tile"]),
-    # splitkw (fifteenth session): mode none on sm_90a, token tile 128, clusters of 2 / 4
+    # splitkw (fifteenth session): mode none on sm_90a, token tiles 96 / 128 / 160 (twenty-
+    # ninth session), clusters of 2 / 4
     (dict(schedule="splitkw", cta_group=4), 192, ["K = 192", "K >= 256", "'tile'"]),
     (dict(schedule="splitkw"), 64, ["K = 64", "K >= 128"]),
     (dict(schedule="splitkw", cta_group=1), 4096, ["cta_group = 1", "[2, 4]"]),
-    (dict(schedule="splitkw", bn=256), 4096, ["bn = 256", "(128,)"]),
+    (dict(schedule="splitkw", bn=256), 4096, ["bn = 256", "(96, 128, 160)"]),
     (dict(schedule="splitkw", mode="rs"), 4096, ["mode 'none' only", "'rs'"]),
     (dict(schedule="splitkw", arch="sm_100a"), 4096, ["sm_90a only", "sm_100a"]),
 ])

@@ -57,7 +57,8 @@ def test_rendered_kernel(bt, ks):
     src = render(v).source
     assert "BMW = 2 * SWAPAB_BM" in src and f"KS = {ks}" in src
     assert f"EPI_TOK = {bt // ks}" in src and "splitkw_stages(BT, KS)" in src
-    assert contract.splitkw_stages(bt, ks) >= 4
+    # token tile 128: 4 stages; 96: 5; 160: 3 (the f32 partial tile takes the rest)
+    assert contract.splitkw_stages(bt, ks) == {96: 5, 128: 4, 160: 3}[bt]
 
 
 def test_grid_a_cluster_per_pair_within_what_the_device_holds():
@@ -127,10 +128,12 @@ def test_ragged_n_takes_splitk_wherever_the_old_splitkw_rule_did():
                         took += 1
                         got = fill(M, N, "sm_90a", budget, 512, K=K, cluster_slots=slots,
                                    splitkw_slots=slots)
-                        # (rows off the lines past M 128: choose_splitk's clusters of 2 go
-                        # after the L2-traffic model, dispatch.UNALIGNED_SPLITK_FIRST_MAX_M,
-                        # which takes the old rule's own splitkw in clusters of 4 there)
-                        deferred = K % 64 and M > 128 and got == ("splitkw", 128, 4)
+                        # (rows off the lines past dispatch.UNALIGNED_SPLITK_FIRST_MAX_M's
+                        # M: choose_splitk's clusters of 2 go after the L2-traffic model, which
+                        # takes splitkw in clusters of 4 there, as the old rule did)
+                        first = dispatch.UNALIGNED_SPLITK_FIRST_MAX_M[2]
+                        deferred = (K % 64 and M > first and got[0] == "splitkw"
+                                    and got[2] == 4)
                         assert got is not None and (got[0] == "splitk" or deferred), (
                             slots, budget, N, K, M, got)
     assert took > 1000
@@ -156,9 +159,11 @@ def test_op_picks_it_only_where_it_can_load_it():
     # fixed to splitkw: every M, its token tile and the cluster size K feeds
     kw = GemmRsAr(4096, 704, 8192, "none", arch="sm_90a", sm_budget=132, schedule="splitkw")
     assert kw.max_served_m == 4096
-    assert kw.choice(1) == ("splitkw", 128, 4) and kw.choice(4096) == ("splitkw", 128, 4)
+    # (the smallest token tile the model weighs that covers M; past them, loops of 128)
+    assert kw.choice(1) == ("splitkw", 96, 4) and kw.choice(150) == ("splitkw", 160, 4)
+    assert kw.choice(161) == ("splitkw", 128, 4) and kw.choice(4096) == ("splitkw", 128, 4)
     assert GemmRsAr(64, 704, 1024, "none", arch="sm_90a",
-                    schedule="splitkw").choice(64) == ("splitkw", 128, 2)
+                    schedule="splitkw").choice(64) == ("splitkw", 96, 2)
 
 
 def test_tuning_candidates_include_it_at_every_m():

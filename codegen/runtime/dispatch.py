@@ -293,10 +293,16 @@ def splitk_default(M: int, K: int, fixed_bn: int | None = None,
                    mode: str = "none", schedule: str = "splitk") -> tuple[int, int]:
     """(token tile, cta_group) of a splitk (or, `schedule` 'splitkw', splitkw) call with nothing
     else to go by: the smallest token tile >= M of the (arch, mode) kernels of the schedule
-    (splitk: at most 128, or 192 for mode none on sm_90a; splitkw: 128; more rows loop over tiles
-    of the largest), and the largest cluster whose CTAs each get SPLITK_MIN_K_TILES_PER_CTA
-    k-tiles (else the smallest that fits K)."""
-    bt = swapab_token_tile(M, fixed_bn, schedule_bns(arch, mode, schedule))
+    (splitk: at most 128, or 192 for mode none on sm_90a; more rows loop over tiles of the
+    largest; splitkw: of SPLITKW_MODEL_TILES, more rows loop over tiles of SPLITKW_RULE_BT, the
+    one with the most stages measured past the decode rows), and the largest cluster whose CTAs
+    each get SPLITK_MIN_K_TILES_PER_CTA k-tiles (else the smallest that fits K)."""
+    bns = schedule_bns(arch, mode, schedule)
+    if schedule == "splitkw":
+        bns = tuple(b for b in bns if b in SPLITKW_MODEL_TILES) or bns
+        if M > bns[-1]:
+            bns = (SPLITKW_RULE_BT,)
+    bt = swapab_token_tile(M, fixed_bn, bns)
     if fixed_cta_group is not None:
         return bt, fixed_cta_group
     k_tiles = k_tiles_of(K)
@@ -994,7 +1000,10 @@ WEIGHT_ON_LINES_SPLITKW = False
 #: lost to the model's pick at 3 of 4 points but won 1.50x over the rule before the model at N
 #: 3904 K 5000 M 112 (tests/test_splitk_dispatch.py), and up to M 64 won 2 of 3; its clusters of
 #: 4 beat the model's pick at 14 of 16 (N 976 K 15024 M 120: 1.0 against 0.68): those stay first.
-UNALIGNED_SPLITK_FIRST_MAX_M = {2: 128, 4: SWAPAB_MAX_ROWS}
+#: Twenty-ninth session: clusters of 2 first up to M 64 (was 128). Past it they yield to the
+#: model's splitkw in clusters of 4 (at token tile 96 or 128 there): held out at 10 points in
+#: its call 3 (M 96..128), 9 won or tied, 0.998x-1.36x; lost N 3184 K 2672 M 120 (0.89x).
+UNALIGNED_SPLITK_FIRST_MAX_M = {2: 64, 4: SWAPAB_MAX_ROWS}
 #: ... and past those M, the (schedule, cluster size) of the model's picks it yields to: splitkw
 #: with clusters of 4 (K split four ways: every fit point above where the model won). Held out
 #: (call 3, 12 fresh small-N shapes x M 144..400, yielding to any pick): the 14 points where the
@@ -1037,10 +1046,22 @@ def unaligned_options(M: int, N: int, K: int, arch: str, sm_budget: int,
             if not ragged_wide_past_one_wave(o, M, N, sm_budget)]
     opts += [("splitkw", bt, ks) for ks in SPLITKW_CTA_GROUPS
              for bt in schedule_bns(arch, "none", "splitkw")
-             if ks in (splitkw_slots or {}) and K >= splitk_min_k(ks)
+             if ks in SPLITKW_MODEL_TILES.get(bt, ())
+             and ks in (splitkw_slots or {}) and K >= splitk_min_k(ks)
              and k_tiles_of(K) >= SPLITKW_MIN_K_TILES[ks]
-             and choice_fits_n(N, "splitkw", bt, ks, arch, "none")]
+             and choice_fits_n(N, "splitkw", bt, ks, arch, "none")
+             and (bt == SPLITKW_RULE_BT or splitkw_small_tile_fits(M, N, bt, ks, sm_budget,
+                                                                  splitkw_slots))]
     return opts
+
+
+def splitkw_small_tile_fits(M: int, N: int, bt: int, ks: int, sm_budget: int,
+                            slots: dict[int, int]) -> bool:
+    """Whether the model weighs splitkw at token tile `bt` (not SPLITKW_RULE_BT): where it
+    serves M in at most SPLITKW_MODEL_MAX_TILES tiles and every (W tile, token tile) pair gets
+    a cluster at once (see SPLITKW_MODEL_TILES)."""
+    return (cdiv(M, bt) <= SPLITKW_MODEL_MAX_TILES
+            and splitkw_units(M, N, bt) <= min(slots.get(ks, 0), sm_budget // ks))
 
 
 def unaligned_cost(option: tuple[str, int, int], M: int, N: int, K: int, sm_budget: int,
@@ -1222,6 +1243,21 @@ def _fill_pick(M: int, N: int, arch: str, sm_budget: int, *, bns: tuple[int, ...
 #: pairs fit one wave (N 512 / 576 / 640: up to 1.21x, one tie), so 22 / 32 (before: 24 / 40).
 SPLITKW_MIN_K_TILES = {2: 22, 4: 32}
 SPLITKW_RULE_BT = 128
+#: The splitkw kernels the L2-traffic model weighs (unaligned_options), token tile -> cluster
+#: sizes: those measured against the rest (a table or a fixed bn takes any of contract.
+#: SPLITKW_BNS). Token tiles other than SPLITKW_RULE_BT only where they serve M in at most
+#: SPLITKW_MODEL_MAX_TILES tiles and every pair gets a cluster at once (splitkw_small_tile_fits).
+#: Twenty-ninth session, one H200 (docs/results/2026-12-03_h200_twentyninth/fit.py): fitted on
+#: call 1 (the twenty-eighth session's worst shapes and six fresh ones, 50 points off the lines:
+#: 0.919 / 0.925 -> 0.982 / 0.968 of the best candidate), held out in call 3 with 160 in
+#: clusters of 2 too: 8 fresh shapes x M 64..320 (every candidate) 0.960 -> 0.974, and the 27
+#: earlier points whose pick moved 0.922 -> 0.979. There splitkw160 in clusters of 2 lost at 6
+#: of its 8 picks (0.77x-0.97x, N >= 4900 at M 160, and M 300..320), so it is not weighed:
+#: without it the same points score 0.985 / 0.990 (that cut fitted on call 3). Tiles of 96 won
+#: at M 40..96 and at M 192 (two tiles) 1.01x-1.19x, lost at M 1 (N 5720: 0.95x); 160 in
+#: clusters of 4 at M 160 / 320 1.12x-1.39x.
+SPLITKW_MODEL_TILES = {96: (2, 4), 128: (2, 4), 160: (4,)}
+SPLITKW_MODEL_MAX_TILES = 2
 
 
 def choose_none_splitkw(M: int, N: int, K: int, arch: str, sm_budget: int,

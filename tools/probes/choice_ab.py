@@ -53,7 +53,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tools"))
-from arg_types import ints, shapes  # noqa: E402  (tools/ is on sys.path)
+from arg_types import ints, points, shapes  # noqa: E402  (tools/ is on sys.path)
 
 from codegen import contract  # noqa: E402
 from codegen.runtime import dispatch  # noqa: E402
@@ -141,7 +141,10 @@ def patched(module, **values):
 #: at most 30 64-row W tiles; the fill rule leaving an N no multiple of 64 past M 448; both),
 #: `l2share27` (the L2-traffic model's share of 2.5 and its row prices at every K off the
 #: lines, before the twenty-eighth session's UNALIGNED_L2_SHARE_SECTOR_ROWS /
-#: UNALIGNED_SECTOR_ROW_FACTOR), `sector28a` (that session's first cut: the share 2.0 alone).
+#: UNALIGNED_SECTOR_ROW_FACTOR), `sector28a` (that session's first cut: the share 2.0 alone),
+#: `kwtiles28` (the twenty-ninth session's changes set back: the model weighing splitkw at token
+#: tile 128 only, choose_splitk's clusters of 2 first up to M 128), `c2first28` (the latter
+#: alone).
 SHORT25 = {"SPLITK_SHORT_MAX_M": 384}
 SHORT26 = {"SPLITK_SHORT_MAX_W_TILES": 30}
 RAGGED26 = {"FILL_RAGGED_MAX_M": 448}
@@ -170,7 +173,10 @@ OP_RULES = {"bounds16": BOUNDS16,
             "l2share27": {"UNALIGNED_L2_SHARE_SECTOR_ROWS": 2.5,
                           "UNALIGNED_SECTOR_ROW_FACTOR": 1.0},
             "sector28a": {"UNALIGNED_L2_SHARE_SECTOR_ROWS": 2.0,
-                          "UNALIGNED_SECTOR_ROW_FACTOR": 1.0}}
+                          "UNALIGNED_SECTOR_ROW_FACTOR": 1.0},
+            "kwtiles28": {"SPLITKW_MODEL_TILES": {128: (2, 4)},
+                          "UNALIGNED_SPLITK_FIRST_MAX_M": {2: 128, 4: 512}},
+            "c2first28": {"UNALIGNED_SPLITK_FIRST_MAX_M": {2: 128, 4: 512}}}
 
 
 def earlier_choice(rule: str, op_choice, M: int) -> tuple[str, int, int]:
@@ -309,8 +315,11 @@ def label(choice) -> str:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--shapes", type=shapes, required=True, help="N:K,N:K,...")
-    ap.add_argument("--ms", type=ints, required=True)
+    ap.add_argument("--shapes", type=shapes, default=None, help="N:K,N:K,...")
+    ap.add_argument("--ms", type=ints, default=None)
+    ap.add_argument("--points", type=points, default=None,
+                    help="N:K:M,... (instead of --shapes x --ms: only these points, in one "
+                         "process)")
     ap.add_argument("--rules", default="rules,fill")
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--iters", type=int, default=20)
@@ -329,6 +338,9 @@ def main(argv=None) -> int:
                          "swapab / splitk choice can be timed past 512 rows")
     add_l2_promotion(ap)
     args = ap.parse_args(argv)
+    if (args.points is None) == (args.shapes is None or args.ms is None):
+        ap.error("give --shapes and --ms, or --points")
+    ms_of = args.points or {shape: args.ms for shape in args.shapes}
     apply_l2_promotion(args)
     if args.decode_rows:
         from codegen import contract
@@ -352,7 +364,7 @@ def main(argv=None) -> int:
     l2_bytes = torch.cuda.get_device_properties(dev).L2_cache_size
     regimes = ["warm", "cold"] if args.both_regimes else ["warm"]
     rows = []
-    for N, K in args.shapes:
+    for (N, K), shape_ms in ms_of.items():
         w = (torch.randn(N, K, device="cuda") * 0.1).to(torch.bfloat16)
         if args.relay_weight:
             w = weight_in_aligned_rows(w)
@@ -363,13 +375,13 @@ def main(argv=None) -> int:
                 copies = [w] + [weight_in_aligned_rows(c) for c in copies[1:]]
             srcs["cold"] = rotating(copies)
         ops = {}
-        probe = GemmRsAr(max(args.ms), N, K, "none")
+        probe = GemmRsAr(max(shape_ms), N, K, "none")
         arch, land = probe.arch, probe.land_rows
         # the OP_RULES rules for the layout the calls pass (x contiguous; W re-laid or not)
         op_choice = probe.choice if not args.relay_weight else (
             lambda M, probe=probe, K=K: probe.choice(M, aligned=dispatch.rows_aligned(K),
                                                      weight_aligned=True))
-        for M in args.ms:
+        for M in shape_ms:
             x = (torch.randn(M, K, device="cuda") * 0.1).to(torch.bfloat16)
             ref = x.float() @ w.float().t()
             paths = {"torch.mm": None}
@@ -387,7 +399,7 @@ def main(argv=None) -> int:
                     if name not in ops:
                         kw = {} if c is None else dict(schedule=c[0], bn=c[1], cta_group=c[2])
                         try:
-                            ops[name] = GemmRsAr(max(args.ms), N, K, "none", **kw)
+                            ops[name] = GemmRsAr(max(shape_ms), N, K, "none", **kw)
                         except InputError as exc:   # a fixed choice that cannot serve N
                             errors[name] = f"InputError: {str(exc)[:160]}"
                             continue
