@@ -151,7 +151,7 @@ SPLITK_CTA_GROUPS = (2, 4)
 #: 128 / 256 tokens (twenty-ninth session: M 160 at N 3832, K 16120 ran at 0.59x torch.mm with
 #: splitk160c2 the best kernel built, its 64-row W tiles reading x twice as often; splitkw160c4
 #: 0.80x). 192 (2 stages) was built and timed at 66 points: never within 0.9 of the best
-#: splitkw kernel (0.19x-0.73x torch.mm), so it is not built. The dispatch weighs each where it
+#: splitkw kernel (at most 0.76x torch.mm), so it is not built. The dispatch weighs each where it
 #: was measured (dispatch.SPLITKW_MODEL_TILES).
 SPLITKW_BNS = (96, 128, 160)
 SPLITKW_CTA_GROUPS = (2, 4)
