@@ -77,7 +77,10 @@ def build_revision(rev: str, cache_dir: Path, build_args: list[str],
 
 
 def strip_to_cubins(cache_dir: Path) -> int:
-    """Delete kernel.ptx and kernel.py under cache_dir's entries; returns the bytes freed."""
+    """Delete kernel.ptx and kernel.py under cache_dir's entries; returns the bytes freed. The
+    runtime and `check-deploy` still load such entries, but `codegen cache verify` calls them
+    corrupt and `codegen cache prune` removes every one of them: prune before stripping, never
+    after (twenty-ninth session: a prune after a strip emptied a whole cache)."""
     freed = 0
     for name in ("kernel.ptx", "kernel.py"):
         for f in cache_dir.glob(f"sm_*/*/*/{name}"):
