@@ -789,11 +789,13 @@ def choose_splitk(M: int, N: int, K: int, arch: str, sm_budget: int,
     return None
 
 
-def splitkw_one_wave(M: int, N: int, ks: int, sm_budget: int, slots: dict[int, int]) -> bool:
-    """Whether every (128-row W tile, SPLITKW_RULE_BT-token tile) pair of a splitkw call gets a
-    cluster of `ks` at once: at most the clusters the device holds (`slots`) and the SM budget
-    allows (choose_none_splitkw takes it only then)."""
-    return splitkw_units(M, N, SPLITKW_RULE_BT) <= min(slots[ks], sm_budget // ks)
+def splitkw_one_wave(M: int, N: int, ks: int, sm_budget: int, slots: dict[int, int],
+                     bt: int | None = None) -> bool:
+    """Whether every (128-row W tile, `bt`-token tile; default SPLITKW_RULE_BT) pair of a
+    splitkw call gets a cluster of `ks` at once: at most the clusters the device holds (`slots`)
+    and the SM budget allows (choose_none_splitkw takes it only then; the model weighs the
+    other token tiles only then, splitkw_small_tile_fits)."""
+    return splitkw_units(M, N, bt or SPLITKW_RULE_BT) <= min(slots[ks], sm_budget // ks)
 
 
 def fill_rule_applies(arch: str) -> bool:
@@ -1060,8 +1062,8 @@ def splitkw_small_tile_fits(M: int, N: int, bt: int, ks: int, sm_budget: int,
     """Whether the model weighs splitkw at token tile `bt` (not SPLITKW_RULE_BT): where it
     serves M in at most SPLITKW_MODEL_MAX_TILES tiles and every (W tile, token tile) pair gets
     a cluster at once (see SPLITKW_MODEL_TILES)."""
-    return (cdiv(M, bt) <= SPLITKW_MODEL_MAX_TILES
-            and splitkw_units(M, N, bt) <= min(slots.get(ks, 0), sm_budget // ks))
+    return (cdiv(M, bt) <= SPLITKW_MODEL_MAX_TILES and ks in slots
+            and splitkw_one_wave(M, N, ks, sm_budget, slots, bt))
 
 
 def unaligned_cost(option: tuple[str, int, int], M: int, N: int, K: int, sm_budget: int,
