@@ -21,7 +21,7 @@ from pathlib import Path
 from codegen import env as envmod
 from codegen.entry_format import manifest_paths
 from codegen.contract import (ALL_CTA_GROUPS, SPLITK_BNS, SPLITK_CTA_GROUPS, SPLITK_EXTRA_BNS, SPLITKW_BNS, SPLITKW_CTA_GROUPS,
-                              SWAPABX_BNS, SWAPABX_CTA_GROUPS,
+                              STREAMK_BNS, SWAPABX_BNS, SWAPABX_CTA_GROUPS,
                               SWAPAB_CG3_BNS, SWAPAB_EXTRA_BNS, TILE_EXTRA_BNS, tile_bns)
 from codegen.spec import (ARCHS, BNS, MODES, SCHEDULES, SWAPAB_ALL_BNS, SWAPAB_BNS, TPS, TRANSPORTS, SpecError,
                           Variant, deployment_matrix)
@@ -143,7 +143,10 @@ def _matrix_args(p: argparse.ArgumentParser, tp_required: bool) -> None:
                         "512; splitk: the decode schedule with K split over a cluster; splitkw "
                         "(mode none, sm_90a): the wide decode kernel's 128-row W tiles with K "
                         "split over a cluster, any M; swapabx (mode none, sm_90a): the decode "
-                        "kernel's 64-row W tiles in clusters sharing each x tile by multicast)")
+                        "kernel's 64-row W tiles in clusters sharing each x tile by multicast; "
+                        "streamk (mode none, sm_90a): the tile kernel at BN "
+                        f"{','.join(map(str, STREAMK_BNS))} with the last waves' k-tiles spread "
+                        "over the CTAs; opt-in, never dispatched)")
     p.add_argument("--cta-group", type=_csv(int, ALL_CTA_GROUPS), default=None,
                    help="default: every one of each schedule (tile 1,2; swapab 1,2 (2: the "
                         "wide kernel, 128-row W tiles), on sm_90a for mode none also 3 (192-row W "

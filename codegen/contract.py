@@ -95,9 +95,22 @@ DTYPES = ("bf16",)
 #: it by the L2 -> SM bandwidth, and twice over where x's rows are not 128-byte lines (each
 #: box row then spans two); the cluster reads x once per cluster instead (BENCHMARKS.md,
 #: nineteenth session).
-SCHEDULES = ("tile", "swapab", "splitk", "splitkw", "swapabx")
+#: "streamk" (mode none, sm_90a; thirtieth session): the tile kernel (BM x BN output tiles,
+#: cta_group 1 or a 2-CTA cluster along M sharing each W tile) whose persistent CTAs split the
+#: k-tiles of the last waves evenly (stream-K: contract.streamk_split), so no SM idles in a
+#: partial last wave. A tile whose k-tiles two CTAs share is summed in f32 through a per-op
+#: workspace in global memory: the CTA that computed its later k-tiles stores its partial and
+#: raises a flag, the one that computed k-tile 0 waits for it (bounded), adds it and stores the
+#: tile. The CTAs form sets of as many clusters as the call has cluster row blocks (at most all),
+#: and a set's clusters take the row blocks of one N tile at the same k-tiles, so each W tile
+#: comes from DRAM about once per set (contract.streamk_lanes). Opt-in (schedule="streamk"),
+#: never dispatched: on one H200 it ran 1.10x-1.15x the tile kernel of its width and cta_group
+#: where that kernel's last wave is short (e.g. M 384, N 13944: 165 tiles of 128 x 256 on 132
+#: SMs), but 0.97x the dispatch's own picks on average, and a rule for three row tiles that won
+#: where it was fitted lost when held out (BENCHMARKS.md, thirtieth session).
+SCHEDULES = ("tile", "swapab", "splitk", "splitkw", "swapabx", "streamk")
 SCHEDULE_ARCHS = {"tile": ARCHS, "swapab": ARCHS, "splitk": ARCHS, "splitkw": ("sm_90a",),
-                  "swapabx": ("sm_90a",)}
+                  "swapabx": ("sm_90a",), "streamk": ("sm_90a",)}
 SWAPAB_BNS = (16, 32, 64, 128, 256)
 #: More token tiles of the decode kernels, per arch and mode: 144/160/192/208/224 tokens (WGMMA
 #: N 72/80/96/104/112 per warpgroup, or the whole tile in the wide kernel) serve M 129..224 with
@@ -162,6 +175,10 @@ SPLITKW_W_ROWS = 128
 #: 16 (x is a small share of the traffic there).
 SWAPABX_BNS = (32, 64, 96, 128, 160, 192, 256)
 SWAPABX_CTA_GROUPS = (2, 4)
+#: Widths and cluster sizes of the streamk kernels (mode none, sm_90a): the tile schedule's
+#: widest tile, whose WGMMA N of 256 runs closest to the tensor cores' peak.
+STREAMK_BNS = (256,)
+STREAMK_CTA_GROUPS = (1, 2)
 DECODE_SCHEDULES = ("swapab", "splitk", "swapabx")
 #: Schedules whose `bn` is a token tile (W rows are the MMA's M): the decode schedules and
 #: splitkw; their kernels take the swapab parameter list (params_schedule).
@@ -203,6 +220,8 @@ def schedule_bns(arch: str | None, mode: str, schedule: str) -> tuple[int, ...]:
         return swapabx_bns(arch, mode)
     if schedule == "swapab":
         return swapab_bns(arch, mode)
+    if schedule == "streamk":
+        return streamk_bns(arch, mode)
     return tile_bns(arch, mode)
 
 
@@ -222,6 +241,13 @@ def splitkw_bns(arch: str | None, mode: str) -> tuple[int, ...]:
     has the schedule (arch None: any arch), else none."""
     has = arch is None or arch in SCHEDULE_ARCHS["splitkw"]
     return SPLITKW_BNS if mode == "none" and has else ()
+
+
+def streamk_bns(arch: str | None, mode: str) -> tuple[int, ...]:
+    """Widths of the (arch, mode) streamk kernels: STREAMK_BNS in mode none where the arch has
+    the schedule (arch None: any arch), else none."""
+    has = arch is None or arch in SCHEDULE_ARCHS["streamk"]
+    return STREAMK_BNS if mode == "none" and has else ()
 
 
 def swapabx_bns(arch: str | None, mode: str) -> tuple[int, ...]:
@@ -254,6 +280,8 @@ def schedule_cta_groups(arch: str | None, schedule: str) -> tuple[int, ...]:
         return SPLITKW_CTA_GROUPS
     if schedule == "swapabx":
         return SWAPABX_CTA_GROUPS
+    if schedule == "streamk":
+        return STREAMK_CTA_GROUPS
     if schedule == "swapab":
         archs = ARCHS if arch is None else (arch,)
         return tuple(sorted({cg for a in archs for cg in SWAPAB_CTA_GROUPS.get(a, ())}))
@@ -409,17 +437,20 @@ def _where(sm90: tuple[str, ...], sm100: tuple[str, ...], swapab: tuple[str, ...
 _TILE_COLL = _where(COLLECTIVE_MODES, COLLECTIVE_MODES)
 _COLL = _where(COLLECTIVE_MODES, COLLECTIVE_MODES, COLLECTIVE_MODES)
 _SWAPAB = _where((), (), COLLECTIVE_MODES)
+#: the streamk kernels (mode none, sm_90a only)
+_STREAMK = (("sm_90a", "streamk", ("none",)),)
 
 #: TMA operands in parameter order: each is a descriptor `tma_<op>` then its coordinate
 #: tensor `tma_<op>_shape` (i32 per dynamic dim). sm_100a stores C from registers (no `c`).
 TMA_OPERANDS = {
     "a": ("x [M, K]", (("sm_90a", "tile"), ("sm_100a", "tile"), ("sm_90a", "swapab"),
-                       ("sm_100a", "swapab"))),
+                       ("sm_100a", "swapab"), ("sm_90a", "streamk"))),
     "b": ("W [N, K]", (("sm_90a", "tile"), ("sm_100a", "tile"), ("sm_90a", "swapab"),
-                       ("sm_100a", "swapab"))),
-    "c": ("mode none: out [M, N]; rs/ar: the workspace [2 * workspace_rows, N]", (("sm_90a", "tile"),)),
+                       ("sm_100a", "swapab"), ("sm_90a", "streamk"))),
+    "c": ("mode none: out [M, N]; rs/ar: the workspace [2 * workspace_rows, N]",
+          (("sm_90a", "tile"), ("sm_90a", "streamk"))),
     "t": ("x [M, K] again, box rows x_tail_rows(M, tile): the last row tile's loads",
-          (("sm_90a", "tile"), ("sm_90a", "swapab"))),
+          (("sm_90a", "tile"), ("sm_90a", "swapab"), ("sm_90a", "streamk"))),
 }
 
 
@@ -518,7 +549,7 @@ def variant_ragged_n(schedule: str, cta_group: int, arch: str, mode: str) -> boo
         return splitk_ragged_n(arch, mode)
     if schedule == "splitkw":
         return True
-    return schedule == "tile" and tile_ragged_n(arch, mode)
+    return schedule in ("tile", "streamk") and tile_ragged_n(arch, mode)
 
 
 def tile_fits_n(N: int, bn: int, arch: str | None = None, mode: str | None = None) -> bool:
@@ -611,7 +642,13 @@ def x_tail_rows(M: int, tile: int, slice_rows: int | None = None) -> int:
 
 #: Scalar parameters in PTX order (after the TMA operands).
 SCALAR_PARAMS = (
-    Param("m", "u32", "Int32", "M, rows of this call", _where(_ALL, _ALL, _ALL), fake=1),
+    Param("m", "u32", "Int32", "M, rows of this call", _where(_ALL, _ALL, _ALL) + _STREAMK,
+          fake=1),
+    Param("sk_ws_ptr", "u64", "Int64", "the op's stream-K workspace: f32 [grid][BM * BN], one "
+          "partial tile per CTA (streamk_workspace_bytes), in the MMA threads' register order",
+          _STREAMK),
+    Param("sk_flag_ptr", "u64", "Int64", "the op's stream-K flag area (streamk_flag_words() "
+          "int64 words, zeroed once): the abort word, then one flag per CTA", _STREAMK),
     Param("rank", "u32", "Int32", "this rank", _COLL),
     Param("out_ptr", "u64", "Int64", "the caller's output (private; never written by peers)",
           _where(COLLECTIVE_MODES, _ALL, _ALL)),
@@ -637,8 +674,9 @@ SCALAR_PARAMS = (
     Param("mc_ar_ptr", "u64", "Int64", "multicast address of the AR buffer (else 0)", _TILE_COLL),
     Param("mc_land_ptr", "u64", "Int64", "multicast address of the landing buffer (else 0)",
           _SWAPAB),
-    Param("err_ptr", "u64", "Int64", "error record (ERROR_RECORD_FIELDS i32), host-mapped", _COLL),
-    Param("timeout_ns", "u64", "Int64", "bound of every spin-wait", _COLL),
+    Param("err_ptr", "u64", "Int64", "error record (ERROR_RECORD_FIELDS i32), host-mapped",
+          _COLL + _STREAMK),
+    Param("timeout_ns", "u64", "Int64", "bound of every spin-wait", _COLL + _STREAMK),
     Param("rows_pad", "u32", "Int32", "AR-buffer rows per parity (rows_pad()); the workspace "
           "has workspace_rows(rows_pad, tp)", _TILE_COLL,
           fake=256),
@@ -926,6 +964,80 @@ def flag_words(max_M: int, N: int, tp: int, bn: int = MIN_BN) -> int:
     return ar_flag_word(mt - 1, nt - 1, tp - 1, mt, nt, tp) + 1
 
 
+# ---- stream-K (the streamk schedule, mode none): which CTA computes which k-tiles ------------
+#: Fewest k-tiles a streamk CTA is given (launch grid: dispatch.launch_grid): below it, a tile
+#: is split so finely that the partials' traffic and waits outweigh the even spread.
+STREAMK_MIN_UNITS = 4
+
+
+def streamk_split(num_work, clusters, lo=min):
+    """Work items (in the kernel's order) whose k-tiles the streamk schedule spreads evenly over
+    `clusters` (the kernel: its sets of clusters, streamk_lanes): none where the items fill whole
+    waves; all of them where they are fewer than the clusters; else the last partial wave plus
+    one full wave (so every share holds at least one item's k-tiles: each item is then shared
+    by at most two or three). The items after them go one per cluster per wave, as in the tile
+    schedule. Branch-free in `lo` (min), so the kernels evaluate it on DSL integers."""
+    full = num_work // clusters
+    rem = num_work - full * clusters
+    has_rem = lo(rem, 1)
+    has_full = lo(full, 1)
+    return has_rem * (has_full * (clusters + rem) + (1 - has_full) * num_work)
+
+
+def streamk_lanes(row_blocks, clusters, lo=min):
+    """Clusters of one streamk set: the cluster row blocks of a call (they share each W tile)
+    up to every cluster; a set takes one N tile of `lanes` row blocks at a time, its clusters at
+    the same k-tiles (kernel: templates/sm90_gemm.py.j2)."""
+    return lo(row_blocks, clusters)
+
+
+def streamk_start(cluster, num_work, k_tiles, clusters, lo=min):
+    """First k-tile unit (item * k_tiles + k) of `cluster`'s even share of the split items
+    (streamk_split); cluster `clusters` gives the end of the last one's."""
+    return cluster * (streamk_split(num_work, clusters, lo) * k_tiles) // clusters
+
+
+def streamk_segments(cluster, num_work, k_tiles, clusters):
+    """(item, first k-tile, end k-tile) of each piece of `cluster`'s share of the split items
+    (the kernel's loop)."""
+    u, end = (streamk_start(c, num_work, k_tiles, clusters) for c in (cluster, cluster + 1))
+    out = []
+    while u < end:
+        t, k0 = divmod(u, k_tiles)
+        k1 = min(k_tiles, k0 + end - u)
+        out.append((t, k0, k1))
+        u += k1 - k0
+    return out
+
+
+def streamk_pieces(cluster, row_blocks, n_tiles, k_tiles, clusters):
+    """Host mirror of one streamk cluster's work (tests, tools): (row block, N tile, first
+    k-tile, end k-tile) of each piece it computes, in order: the split pieces of its set's
+    share, then its whole tiles. A row block past `row_blocks` is computed and never stored."""
+    lanes = streamk_lanes(row_blocks, clusters)
+    sets = clusters // lanes
+    set_id, lane = divmod(cluster, lanes)
+    if set_id >= sets:
+        return []
+    items = cdiv(row_blocks, lanes) * n_tiles
+    tile = lambda item: (item // n_tiles * lanes + lane, item % n_tiles)  # noqa: E731
+    out = [(*tile(t), k0, k1) for t, k0, k1 in streamk_segments(set_id, items, k_tiles, sets)]
+    return out + [(*tile(w), 0, k_tiles)
+                  for w in range(streamk_split(items, sets) + set_id, items, sets)]
+
+
+def streamk_workspace_bytes(ctas: int, bn: int) -> int:
+    """Bytes of a streamk op's workspace for a grid of `ctas`: one f32 BM x bn partial tile per
+    CTA (each CTA stores at most one: its first piece, where that starts past k-tile 0)."""
+    return ctas * BM * bn * 4
+
+
+def streamk_flag_words(ctas: int) -> int:
+    """Words of a streamk op's flag area: FLAG_TILES header words (FLAG_ABORT among them), then
+    one flag per CTA (1 while its partial waits to be summed; the CTA that sums it clears it)."""
+    return FLAG_TILES + ctas
+
+
 # ---- error record: i32 words, first writer wins (atom.cas on `code`) ---------------------------
 ERROR_RECORD_FIELDS = ("code", "rank", "tile_m", "tile_n", "peer", "expected", "seen", "epoch")
 ERROR_RECORD_WORDS = len(ERROR_RECORD_FIELDS)
@@ -934,6 +1046,7 @@ ERR_TIMEOUT_PARTIAL = 1
 ERR_TIMEOUT_AR = 2
 ERR_TIMEOUT_EPOCH = 3
 ERR_PIPELINE_STALL = 4
+ERR_TIMEOUT_STREAMK = 5
 ERROR_CODES = {
     ERR_TIMEOUT_PARTIAL: "timeout on partial flag",
     ERR_TIMEOUT_AR: "timeout on AR flag",
@@ -941,4 +1054,6 @@ ERROR_CODES = {
     ERR_PIPELINE_STALL: "pipeline mbarrier wait past its bound "
                         "(expected = k-tile, seen = 0 free stage / 1 TMA bytes / 2 the splitk "
                         "cluster's other CTAs)",
+    ERR_TIMEOUT_STREAMK: "timeout on a stream-K partial tile (mode none; peer = the CTA whose "
+                         "partial it waited for, tile = (row tile, N tile))",
 }

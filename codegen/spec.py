@@ -20,13 +20,15 @@ _TEMPLATES = {("sm_90a", "tile"): "sm90_gemm.py.j2", ("sm_100a", "tile"): "sm100
               # the wide decode kernel with a cluster (mode none)
               ("sm_90a", "splitkw"): "sm90_swapab.py.j2",
               # the cta_group 1 decode kernel in clusters sharing x (mode none)
-              ("sm_90a", "swapabx"): "sm90_swapab.py.j2"}
+              ("sm_90a", "swapabx"): "sm90_swapab.py.j2",
+              # the tile kernel with the last waves' k-tiles spread evenly (mode none)
+              ("sm_90a", "streamk"): "sm90_gemm.py.j2"}
 
 _NAME_RE = re.compile(
     r"gemm_(?P<mode>[a-z]+)"
     r"(?:_(?P<transport>[a-z]+))?"
     r"_sm(?P<archnum>\d+)a"
-    r"(?:_(?P<schedule>swapabx|swapab|splitkw|splitk))?"
+    r"(?:_(?P<schedule>swapabx|swapab|splitkw|splitk|streamk))?"
     r"_bn(?P<bn>\d+)"
     r"_cg(?P<cg>\d+)"
     r"(?:_tp(?P<tp>\d+))?"
@@ -52,7 +54,9 @@ class Variant:
     tile)) or 'splitk' (the decode schedule with K split over a cluster of cta_group CTAs per
     64-row W tile) or 'splitkw' (mode none: K split over a cluster of cta_group CTAs per
     (128-row W tile, token tile), any M) or 'swapabx' (mode none: the cta_group 1 decode kernel
-    in clusters of cta_group CTAs sharing each x tile by multicast); see codegen/contract.py.
+    in clusters of cta_group CTAs sharing each x tile by multicast) or 'streamk' (mode none: the
+    tile kernel with the last waves' k-tiles spread evenly over the CTAs); see
+    codegen/contract.py.
     """
 
     arch: str
@@ -76,7 +80,7 @@ class Variant:
             # bool is an int; a True tp is a bug, not 1.
             if value is not None and (not isinstance(value, int) or isinstance(value, bool)):
                 raise SpecError(f"{field}={value!r} must be an int")
-        if self.schedule in ("splitkw", "swapabx") and self.mode != "none":
+        if self.schedule in ("splitkw", "swapabx", "streamk") and self.mode != "none":
             raise SpecError(f"schedule={self.schedule!r} exists for mode 'none' only, not "
                             f"mode={self.mode!r}")
         _check("bn", self.bn, schedule_bns(self.arch, self.mode, self.schedule))

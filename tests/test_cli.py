@@ -34,7 +34,7 @@ def test_inspect_malformed_name(capsys, tmp_path):
     (["build", "--tp", "3"], ["'3' is not supported", "2, 4, 8, 16"]),
     (["build", "--tp", "8", "--arch", "sm_80"], ["'sm_80' is not supported", "sm_90a, sm_100a"]),
     (["build", "--tp", "8", "--bn", "88"], ["'88' is not supported"]),
-    (["build", "--tp", "8", "--schedule", "streamk"], ["'streamk' is not supported"]),
+    (["build", "--tp", "8", "--schedule", "streamk-k"], ["'streamk-k' is not supported"]),
     (["build", "--tp", "8", "--cta-group", "5"], ["'5' is not supported", "1, 2, 3, 4"]),
     (["build", "--arch", "sm_90a"], ["--tp"]),
     (["list", "--mode", "foo"], ["'foo' is not supported"]),

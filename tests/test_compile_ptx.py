@@ -77,7 +77,8 @@ def test_collective_instructions(built, v):
     # all bounded by %globaltimer
     assert _has(ptx, r"st\.release\.sys\.global\.u64") == collective
     assert _has(ptx, r"ld\.acquire\.sys\.global\.u64") == collective
-    assert _has(ptx, r"%globaltimer") == collective
+    # (and the streamk kernels' wait for another CTA's partial tile, mode none)
+    assert _has(ptx, r"%globaltimer") == (collective or v.schedule == "streamk")
     if v.mode == "ar" and not mc:
         assert _has(ptx, r"st\.global\.v4"), "AR unicast stores 16 bytes to every rank"
     # the AR copy-out queue (KERNEL-CONTRACT step 4): one shared-memory atom per claim, taken
@@ -265,7 +266,7 @@ def test_wgmma_pipelined(report, v):
     assert lines, "no HGMMA in an sm_90a kernel"
     assert any("gsb0" not in line for line in lines), (
         f"every one of the {len(lines)} HGMMAs waits for itself: ptxas serialized the WGMMAs")
-    if v.schedule == "tile":
+    if v.schedule in ("tile", "streamk"):
         # a tile kernel's k-tile is BK / 16 WGMMAs; the peeled k-tiles of the deferred stores
         # (templates/sm90_gemm.py.j2) must stay groups too: a partly serialized build (seen
         # with BN 224 and 232 consumer registers) would have more gsb0 than groups
@@ -274,6 +275,27 @@ def test_wgmma_pipelined(report, v):
         assert len(lines) == waits * per_group, (
             f"{waits} of {len(lines)} HGMMAs wait for themselves; pipelined, one in each group "
             f"of {per_group}")
+
+
+@pytest.mark.parametrize("v", [v for v in VARIANTS if v.schedule == "streamk"],
+                         ids=lambda v: v.name)
+def test_streamk_partials(built, v):
+    """The streamk kernels (mode none, sm_90a): the tile kernel (its TMA loads and stores, W
+    multicast in CTA pairs) plus a partial tile through global memory: BN / 8 16-byte f32
+    stores per MMA thread, as many L2-only loads where one is summed, published by a release at
+    gpu scope and waited for by a bounded acquire loop (%globaltimer) whose time-out claims the
+    error record (atom.cas at system scope) and the abort word; nothing at system scope but that record."""
+    ptx, meta = built[v]
+    launch = meta["launch"]
+    assert launch["streamk"] is True and launch["ragged_n"] is True
+    assert launch["bn"] == v.bn and launch["cluster"] == [v.cta_group, 1, 1]
+    assert len(re.findall(r"st\.global\.v4\.f32", ptx)) == v.bn // 8
+    assert len(re.findall(r"ld\.global\.cg\.v4\.f32", ptx)) == v.bn // 8
+    assert _has(ptx, r"st\.release\.gpu\.global\.u64") and _has(ptx, r"fence\.acq_rel\.gpu")
+    assert _has(ptx, r"ld\.acquire\.gpu\.global\.u64") and _has(ptx, r"%globaltimer")
+    assert _has(ptx, r"atom\.relaxed\.sys\.global\.cas") and _has(ptx, r"st\.relaxed\.gpu\.global\.u64")
+    assert not _has(ptx, r"\.release\.sys") and not _has(ptx, r"ld\.acquire\.sys")
+    assert _has(ptx, r"wgmma\.mma_async\.sync\.aligned\.m64n256k16\.f32\.bf16\.bf16")
 
 
 @pytest.mark.parametrize("v", [v for v in VARIANTS if v.arch == "sm_90a" and v.mode == "none"

@@ -51,7 +51,7 @@ def test_drawn_cases_are_valid_configurations():
         modes.add(mode)
         schedules.add(case["schedule"])
     assert modes == {"none", "rs", "ar"} and schedules == {None, "tile", "swapab", "splitk", "splitkw",
-                                                        "swapabx"}
+                                                        "swapabx", "streamk"}
     assert refused > 0      # some cases check the refusal past the rows the op serves
     assert odd_n > 0        # and some have N no multiple of 128
     assert ragged_wide > 0 and ragged_fused > 0   # some on the wide kernel past N (rs/ar too)

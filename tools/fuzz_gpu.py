@@ -93,6 +93,11 @@ def draw_case(rng: random.Random, arch: str = "sm_90a") -> dict:
         schedule = "swapabx"
         bn = rng.choice(contract.SWAPABX_BNS)
         cta_group = rng.choice(contract.SWAPABX_CTA_GROUPS)
+    elif pick < 0.95 and mode == "none" and arch in contract.SCHEDULE_ARCHS["streamk"]:
+        # the tile kernel with the last waves' k-tiles spread over the CTAs (any M and N)
+        schedule = "streamk"
+        bn = rng.choice(contract.STREAMK_BNS)
+        cta_group = rng.choice(contract.STREAMK_CTA_GROUPS)
     budget = rng.choice((None, None, None, 1, 3, 7, 16))
     land = contract.land_rows(max_M)
     # the rows the op serves: past the landing rows only the tile schedule, if a width fits N

@@ -60,6 +60,7 @@ from codegen.contract import (BM, BNS, COLLECTIVE_MODES, MIN_BN, N_MULTIPLE_NONE
                               swapab_bns, swapab_cta_group_bns, swapab_cta_groups, swapab_w_rows,
                               splitk_bns, splitk_min_k, splitk_spread, swapab_wide, tile_ragged_n,
                               tile_widths, tile_widths_serving)
+from codegen.contract import STREAMK_BNS, STREAMK_MIN_UNITS
 from codegen.contract import k_tiles as k_tiles_of
 
 BN_256_MIN_M = 2048
@@ -365,9 +366,12 @@ def swapab_grid(N: int, sm_budget: int) -> int:
 
 
 def launch_grid(variant, launch: dict, cluster: int, M: int, N: int, sm_budget: int,
-                max_clusters: int | None = None) -> int:
+                max_clusters: int | None = None, K: int | None = None) -> int:
     """The grid of one launch of `variant` (meta.json `launch` of its kernel, its cluster size;
-    `max_clusters`: how many of its clusters the device holds at once, if known)."""
+    `max_clusters`: how many of its clusters the device holds at once, if known; K: the
+    streamk grid's)."""
+    if variant.schedule == "streamk":
+        return streamk_grid(M, N, K, variant.bn, cluster, sm_budget, max_clusters)
     if variant.schedule == "swapab" and swapab_wide(variant.cta_group):
         # one CTA per work item, looping when the budget is smaller
         return max(1, min(sm_budget, swapab_wide_units(M, N, variant.bn, variant.cta_group)))
@@ -384,6 +388,30 @@ def launch_grid(variant, launch: dict, cluster: int, M: int, N: int, sm_budget: 
                            swapabx_units(N, variant.cta_group))
     return grid_size(M, N, int(launch.get("bn", variant.bn)), cluster, sm_budget,
                      int(launch.get("min_grid_multiple", 1)))
+
+
+def streamk_default(M: int, bn: int | None = None, cta_group: int | None = None) -> tuple[int, int]:
+    """(BN, cta_group) of an op fixed to the streamk schedule: the fixed ones, else its widest
+    tile, in CTA pairs sharing each W tile where the row tiles pair up (an odd count would leave
+    one CTA of a pair on rows past M), else cta_group 1."""
+    bn = bn if bn is not None else max(STREAMK_BNS)
+    if cta_group is None:
+        cta_group = 2 if cdiv(M, BM) % 2 == 0 else 1
+    return bn, cta_group
+
+
+def streamk_grid(M: int, N: int, K: int | None, bn: int, cluster: int, sm_budget: int,
+                 max_clusters: int | None = None) -> int:
+    """CTAs of a streamk launch: every cluster the budget (and the device, `max_clusters`)
+    holds at once, all resident (a CTA waits for another's partial tile), but no more than
+    give each STREAMK_MIN_UNITS k-tiles (K None: as many as the budget holds)."""
+    clusters = sm_budget // cluster
+    if max_clusters is not None:
+        clusters = min(clusters, max_clusters)
+    if K is not None:
+        work = cdiv(cdiv(M, BM), cluster) * cdiv(N, bn)
+        clusters = min(clusters, work * k_tiles_of(K) // STREAMK_MIN_UNITS)
+    return max(1, clusters) * cluster
 
 
 #: The wave-fill rule for mode none at decode sizes (choose_none_by_fill): the most token tiles

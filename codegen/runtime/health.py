@@ -12,11 +12,14 @@ from .errors import KernelTimeoutError
 
 
 class RankHealth:
-    """The error records and streams of the local ranks of `group` (None: no group, mode none)."""
+    """The error records and streams of the local ranks of `group` (None: no group, mode none,
+    whose streamk kernels share one error record per device: `streamk_of()` returns those
+    buffers, streamk_buffers.StreamKBuffers, or None before the device's first streamk call)."""
 
-    def __init__(self, group, device_of):
+    def __init__(self, group, device_of, streamk_of=None):
         self.group = group
         self._device_of = device_of          # () -> torch.device, resolved lazily
+        self._streamk_of = streamk_of
         self._views: dict[int, np.ndarray] = {}
         self.last_variant: dict[int, str] = {}
 
@@ -42,6 +45,12 @@ class RankHealth:
             if view[0] != 0:
                 found.append(KernelTimeoutError(self.last_variant.get(r, "unknown variant"), r,
                                                 [int(v) for v in view]))
+        if self.group is None and self._streamk_of is not None:
+            sk = self._streamk_of()
+            if sk is not None and int(sk.error[0]) != 0:
+                found.append(KernelTimeoutError(
+                    f"a streamk kernel on {sk.device} (this op's last: "
+                    f"{self.last_variant.get(0, 'none')})", 0, [int(v) for v in sk.error]))
         if not found:
             return
         first = found[0]
@@ -67,6 +76,9 @@ class RankHealth:
     def reset(self) -> None:
         """Clear every local rank's error record (after waiting for the rank streams)."""
         if self.group is None:
+            sk = self._streamk_of() if self._streamk_of is not None else None
+            if sk is not None:
+                sk.reset()
             return
         self.wait()
         for r in self._ranks():

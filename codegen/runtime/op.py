@@ -20,6 +20,7 @@ from codegen.spec import SpecError, Variant
 
 from . import dispatch
 from . import stream_order
+from . import streamk_buffers
 from .call_plan import CallPlan, current_stream_handle
 from .cache_index import build_command, find_entry
 from .errors import CacheMissError, DriverError, InputError
@@ -54,8 +55,10 @@ class GemmRsAr:
             schedule unless `schedule` says 'tile': contract.implied_schedule).
         schedule: fix the tile schedule, 'tile', 'swapab' (the decode schedule, for M up to
             the group's landing rows; its `bn` is the token tile) or 'splitk' (the decode
-            schedule with K split over a cluster of `cta_group` CTAs, 2 or 4; sm_90a), instead
-            of dispatching on M.
+            schedule with K split over a cluster of `cta_group` CTAs, 2 or 4; sm_90a), or
+            (mode none, sm_90a) 'splitkw', 'swapabx' or 'streamk' (the tile kernel at BN 256
+            with the last waves' k-tiles spread over the CTAs; never dispatched), instead of
+            dispatching on M.
         sm_budget: cap of the persistent grid (default: the group's, and at most that: the
             group's share keeps every rank's grid resident; all SMs for 'none').
         transport: 'unicast' | 'multicast' | None (multicast when available, else unicast).
@@ -123,7 +126,7 @@ class GemmRsAr:
         self._descriptors = Descriptors()
         self._plans: dict[tuple[int, int, bool | None, bool | None, bool | None], CallPlan] = {}
         self._layout_hinted = False   # the weight-layout hint is logged once per op (_plan)
-        self.health = RankHealth(group, self._device)
+        self.health = RankHealth(group, self._device, self._streamk_buffers)
         self.last_launch: dict[int, dict] = {}  # rank -> {variant, bn, cta_group, grid}
         # the arguments as resolved here, but the device (copy, deepcopy and pickle build a new
         # op from them and self.device: _copy_kwargs)
@@ -217,7 +220,7 @@ class GemmRsAr:
         while the arch is not known yet, since sm_90a reaches past N and sm_100a takes N % 128
         == 0), or where the op's schedule is fixed to a decode one, only what the decode
         schedules serve (the landing rows, at most contract.SWAPAB_MAX_ROWS)."""
-        if self._fixed_schedule() == "splitkw":   # (any M, any N a multiple of 8)
+        if self._fixed_schedule() in ("splitkw", "streamk"):   # (any M, any N a multiple of 8)
             return self.max_M
         if contract.tile_widths(self.N, self._known_arch(), self.mode) and not self._fixed_decode():
             return self.max_M
@@ -317,6 +320,8 @@ class GemmRsAr:
             return schedule, *dispatch.splitk_default(M, self.K, self.fixed_bn,
                                                       self.fixed_cta_group, self.arch, self.mode,
                                                       schedule)
+        if schedule == "streamk":   # (fixed)
+            return schedule, *dispatch.streamk_default(M, self.fixed_bn, self.fixed_cta_group)
         if schedule == "swapabx":   # (fixed) the smallest token tile >= M, clusters of 2
             return schedule, *dispatch.swapabx_default(M, self.fixed_bn, self.fixed_cta_group,
                                                        self.arch, self.mode)
@@ -591,7 +596,8 @@ class GemmRsAr:
         self.health.check()
 
     def reset_errors(self) -> None:
-        """Clear every local rank's error record (waits for the rank streams first)."""
+        """Clear every local rank's error record (waits for the rank streams first); mode none:
+        the device's streamk error record and flags (streamk_buffers)."""
         self.health.reset()
 
     # ---- internals --------------------------------------------------------------------------
@@ -634,11 +640,26 @@ class GemmRsAr:
             check_rank(rank, self.local_ranks, self.tp)
         return M
 
-    def _params(self, rank: int, x, weight, out, M: int, kern: LoadedKernel) -> dict:
+    def _streamk_buffers(self):
+        """The device's streamk buffers where a streamk launch created them, else None (an op
+        that has not run yet binds to the current device here, as its first call would)."""
+        if self.device is None and not torch.cuda.is_available():
+            return None
+        return streamk_buffers.existing(self._device())
+
+    def _params(self, rank: int, x, weight, out, M: int, kern: LoadedKernel,
+                grid: int = 0) -> dict:
         """Exactly the kernel's contract parameters, by name (launch_plan.kernel_arguments)."""
         tensors = CallTensors(x, weight, out, M, self.N, self.K)
         if self.mode == "none":
-            return kernel_arguments(kern, tensors, self._descriptors)
+            sk = None
+            if kern.variant.schedule == "streamk":
+                sk = streamk_buffers.of_device(self._device())
+                if not sk.fits(grid):   # (launch_grid caps the grid at the SMs)
+                    raise InputError(f"a streamk grid of {grid} CTAs exceeds the {sk.ctas} "
+                                     f"partial tiles of {self._device()}'s workspace")
+            return kernel_arguments(kern, tensors, self._descriptors, timeout_ns=self.timeout_ns,
+                                    streamk=sk)
         return kernel_arguments(kern, tensors, self._descriptors, self.group, rank,
                                 self.transport, self.timeout_ns)
 
@@ -698,12 +719,14 @@ class GemmRsAr:
                              f"{variant.schedule} schedule with cta_group {variant.cta_group} "
                              f"needs K >= {contract.splitk_min_k(variant.cta_group)}")
         kern = self.kernel(variant)
+        # (streamk: every CTA must be resident, so its clusters too are bounded by the device's)
         max_clusters = (kern.max_active_clusters
-                        if variant.schedule in contract.CLUSTER_SCHEDULES else None)
+                        if variant.schedule in contract.CLUSTER_SCHEDULES
+                        or (variant.schedule == "streamk" and kern.cluster[0] > 1) else None)
         grid = dispatch.launch_grid(variant, kern.entry.meta["launch"], kern.cluster[0], M, self.N,
-                                    self.sm_budget, max_clusters)
+                                    self.sm_budget, max_clusters, self.K)
         tensors = CallTensors(x, weight, out, M, self.N, self.K)
-        plan = CallPlan(kern, grid, self._params(rank, x, weight, out, M, kern), tensors,
+        plan = CallPlan(kern, grid, self._params(rank, x, weight, out, M, kern, grid), tensors,
                         self._descriptors, self.group, rank)
         plan.info = {"variant": variant.name, "schedule": variant.schedule, "bn": variant.bn,
                      "cta_group": variant.cta_group, "grid": grid}
@@ -738,6 +761,14 @@ class GemmRsAr:
                 # the group's buffers are shared by its calls: keep them in order across
                 # the caller's streams (stream_order.py)
                 stream_order.of_group(self.group).before_launch(handle)
+            elif plan.info["schedule"] == "streamk":
+                # so are the device's streamk buffers by every streamk call there
+                sk = streamk_buffers.of_device(dev)
+                with sk.lock:
+                    sk.order.before_launch(handle)
+                    plan.launch(x.data_ptr(), weight.data_ptr(), out.data_ptr(), handle,
+                                x.stride(0) if plan.M > 1 else self.K, weight.stride(0))
+                return
         else:
             cur = torch.cuda.current_stream(dev)
             if s != cur:  # inputs (and out's allocation) are ordered on `cur`

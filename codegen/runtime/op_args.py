@@ -117,7 +117,7 @@ def check_op_args(max_M, N, K, mode, group, *, bn, cta_group, sm_budget, transpo
             and arch not in contract.SCHEDULE_ARCHS[schedule]):
         raise InputError(f"schedule = {schedule!r} exists for "
                          f"{', '.join(contract.SCHEDULE_ARCHS[schedule])} only, not arch = {arch!r}")
-    if schedule in ("splitkw", "swapabx") and mode != "none":
+    if schedule in ("splitkw", "swapabx", "streamk") and mode != "none":
         raise InputError(f"schedule = {schedule!r} exists for mode 'none' only, not mode = "
                          f"{mode!r} (rs/ar: leave schedule None, or 'tile' / 'swapab' / 'splitk')")
     arch_or_any = arch if arch in contract.ARCHS else None

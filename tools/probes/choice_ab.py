@@ -58,7 +58,7 @@ from arg_types import ints, points, shapes  # noqa: E402  (tools/ is on sys.path
 from codegen import contract  # noqa: E402
 from codegen.runtime import dispatch  # noqa: E402
 
-_FIXED = re.compile(r"^(tile|swapabx|swapab|splitkw|splitk)(\d+)c([1-4])$")
+_FIXED = re.compile(r"^(tile|swapabx|swapab|splitkw|splitk|streamk)(\d+)c([1-4])$")
 _SPLITK = re.compile(r"^splitk-c([24])$")
 #: Largest relative error (baselines.relerr against fp32) a path may show before it is reported
 #: wrong (stricter than the benchmarks' baselines.MAX_RELERR).
@@ -144,7 +144,7 @@ def patched(module, **values):
 #: UNALIGNED_SECTOR_ROW_FACTOR), `sector28a` (that session's first cut: the share 2.0 alone),
 #: `kwtiles28` (the twenty-ninth session's changes set back: the model weighing splitkw at token
 #: tile 128 only, choose_splitk's clusters of 2 first up to M 128), `c2first28` (the latter
-#: alone).
+#: alone). (The thirtieth session's `nostreamk30`, its streamk rule off, went with the rule.)
 SHORT25 = {"SPLITK_SHORT_MAX_M": 384}
 SHORT26 = {"SPLITK_SHORT_MAX_W_TILES": 30}
 RAGGED26 = {"FILL_RAGGED_MAX_M": 448}
