@@ -103,11 +103,11 @@ DTYPES = ("bf16",)
 #: raises a flag, the one that computed k-tile 0 waits for it (bounded), adds it and stores the
 #: tile. The CTAs form sets of as many clusters as the call has cluster row blocks (at most all),
 #: and a set's clusters take the row blocks of one N tile at the same k-tiles, so each W tile
-#: comes from DRAM about once per set (contract.streamk_lanes). Opt-in (schedule="streamk"),
-#: never dispatched: on one H200 it ran 1.10x-1.15x the tile kernel of its width and cta_group
-#: where that kernel's last wave is short (e.g. M 384, N 13944: 165 tiles of 128 x 256 on 132
-#: SMs), but 0.97x the dispatch's own picks on average, and a rule for three row tiles that won
-#: where it was fitted lost when held out (BENCHMARKS.md, thirtieth session).
+#: comes from DRAM about once per set (contract.streamk_lanes). Clusters of 3 (BN 192) and 4
+#: (BN 256) along M share each W tile by multicast, so three or four row tiles need no padded
+#: one. The dispatch takes streamk192 in clusters of 3 only in place of a tile pair at three row
+#: tiles (dispatch.streamk_instead: held out on one H200, 1.105x); elsewhere streamk ran 0.97x
+#: the dispatch's picks on average (BENCHMARKS.md, thirtieth session).
 SCHEDULES = ("tile", "swapab", "splitk", "splitkw", "swapabx", "streamk")
 SCHEDULE_ARCHS = {"tile": ARCHS, "swapab": ARCHS, "splitk": ARCHS, "splitkw": ("sm_90a",),
                   "swapabx": ("sm_90a",), "streamk": ("sm_90a",)}
@@ -176,9 +176,20 @@ SPLITKW_W_ROWS = 128
 SWAPABX_BNS = (32, 64, 96, 128, 160, 192, 256)
 SWAPABX_CTA_GROUPS = (2, 4)
 #: Widths and cluster sizes of the streamk kernels (mode none, sm_90a): the tile schedule's
-#: widest tile, whose WGMMA N of 256 runs closest to the tensor cores' peak.
-STREAMK_BNS = (256,)
-STREAMK_CTA_GROUPS = (1, 2)
+#: widest tile (WGMMA N 256), and 192; a cluster of cta_group CTAs along M shares each W tile
+#: by multicast, each CTA loading 64 of its rows (streamk_kernel_exists: BN 256 in clusters of
+#: 1 / 2 / 4, BN 192 of 1 / 3), so three or four row tiles (M 257..512) share W without the
+#: padded fourth row tile of a CTA pair.
+STREAMK_BNS = (192, 256)
+STREAMK_CTA_GROUPS = (1, 2, 3, 4)
+
+
+def streamk_kernel_exists(bn: int, cta_group: int) -> bool:
+    """Whether a streamk kernel pairs width `bn` with `cta_group`: each CTA of the cluster loads
+    (and multicasts) an equal share of whole 64-row blocks of the W tile."""
+    return bn in STREAMK_BNS and cta_group in STREAMK_CTA_GROUPS and (bn // 64) % cta_group == 0
+
+
 DECODE_SCHEDULES = ("swapab", "splitk", "swapabx")
 #: Schedules whose `bn` is a token tile (W rows are the MMA's M): the decode schedules and
 #: splitkw; their kernels take the swapab parameter list (params_schedule).

@@ -8,7 +8,8 @@ from dataclasses import asdict, dataclass
 
 from codegen.contract import (ARCH_NUM, ARCHS, BNS, CTA_GROUPS, DTYPES, MODES, SCHEDULE_ARCHS,
                               SCHEDULES, SWAPAB_ALL_BNS, SWAPAB_BNS, SWAPAB_CG3_BNS, TPS, TRANSPORTS,
-                              decode_kernel_exists, schedule_bns, schedule_cta_groups)
+                              decode_kernel_exists, schedule_bns, schedule_cta_groups,
+                              streamk_kernel_exists)
 
 __all__ = ["ARCHS", "BNS", "CTA_GROUPS", "DTYPES", "MODES", "SCHEDULES", "SWAPAB_ALL_BNS", "SWAPAB_BNS", "TPS",
            "TRANSPORTS", "SpecError", "Variant", "deployment_matrix"]
@@ -90,6 +91,10 @@ class Variant:
             raise SpecError(f"cta_group={self.cta_group} of the swapab schedule exists for mode "
                             f"none on sm_90a at token tiles {SWAPAB_CG3_BNS} only, not "
                             f"{self.arch} mode={self.mode!r} bn={self.bn}")
+        if self.schedule == "streamk" and not streamk_kernel_exists(self.bn, self.cta_group):
+            raise SpecError(f"cta_group={self.cta_group} of the streamk schedule does not split "
+                            f"bn={self.bn} into 64-row W blocks per CTA; pairs: bn 256 with "
+                            f"cta_group 1 / 2 / 4, bn 192 with 1 / 3")
         _check("dtype", self.dtype, DTYPES)
         if self.mode == "none":
             if self.transport is not None or self.tp is not None:
@@ -206,6 +211,8 @@ def deployment_matrix(
                 for bn in (b for b in own_bns if wanted_bns is None or b in wanted_bns):
                     for cg in (c for c in own_cgs if wanted_cgs is None or c in wanted_cgs):
                         if schedule == "swapab" and not decode_kernel_exists(arch, mode, bn, cg):
+                            continue
+                        if schedule == "streamk" and not streamk_kernel_exists(bn, cg):
                             continue
                         if mode == "none":
                             out.add(Variant(arch, "none", None, bn, cg, None, dtype, schedule))

@@ -295,7 +295,10 @@ def test_streamk_partials(built, v):
     assert _has(ptx, r"ld\.acquire\.gpu\.global\.u64") and _has(ptx, r"%globaltimer")
     assert _has(ptx, r"atom\.relaxed\.sys\.global\.cas") and _has(ptx, r"st\.relaxed\.gpu\.global\.u64")
     assert not _has(ptx, r"\.release\.sys") and not _has(ptx, r"ld\.acquire\.sys")
-    assert _has(ptx, r"wgmma\.mma_async\.sync\.aligned\.m64n256k16\.f32\.bf16\.bf16")
+    assert _has(ptx, rf"wgmma\.mma_async\.sync\.aligned\.m64n{v.bn}k16\.f32\.bf16\.bf16")
+    # a cluster of cta_group CTAs along M: each loads 64 W rows per cta_group share, multicast
+    assert meta["tma"]["b"]["box"] == [contract.BK, v.bn // v.cta_group]
+    assert _has(ptx, r"multicast::cluster") == (v.cta_group > 1)
 
 
 @pytest.mark.parametrize("v", [v for v in VARIANTS if v.arch == "sm_90a" and v.mode == "none"

@@ -15,9 +15,9 @@ def test_name_round_trip_whole_matrix(tp):
     # sm_100a 5); splitk (both archs): 4 token tiles x 2 cluster sizes, 2 modes x 2 transports
     # collective + the same plain (sm_90a mode none: also 160 and 192); splitkw (sm_90a mode
     # none): 3 token tiles x 2 cluster sizes; swapabx (sm_90a mode none): 7 token tiles x 2
-    # cluster sizes; streamk (sm_90a mode none): 1 width x 2 cta groups
+    # cluster sizes; streamk (sm_90a mode none): 256 x cta_group 1 / 2 / 4, 192 x 1 / 3
     assert len(variants) == (2 * (24 + 6) + 16 + 4 + (40 + 8 + 26 + 8) + (20 + 5)
-                             + 2 * (4 * 8 + 8) + 2 * 2 + 3 * 2 + 7 * 2 + 1 * 2)
+                             + 2 * (4 * 8 + 8) + 2 * 2 + 3 * 2 + 7 * 2 + 5)
     assert len({v.name for v in variants}) == len(variants)
     for v in variants:
         assert Variant.parse(v.name) == v
@@ -69,7 +69,7 @@ def test_schedule_axis_rejects(kwargs, words):
 
 def test_matrix_none_once_and_sorted_stably():
     for archs, tiles, swapab_cgs, token_tiles, cg3, splitk, splitkw, swapabx, streamk in (
-            (["sm_90a"], 10, 2, 13, 8, 12, 3 * 2, 14, 2), (["sm_100a"], 6, 1, 5, 0, 8, 0, 0, 0)):
+            (["sm_90a"], 10, 2, 13, 8, 12, 3 * 2, 14, 5), (["sm_100a"], 6, 1, 5, 0, 8, 0, 0, 0)):
         m = deployment_matrix([4, 8], archs)
         nones = [v for v in m if v.mode == "none"]
         # once per (schedule, bn, cg), not per tp/transport (cg3: the 192-row W tile, sm_90a)

@@ -98,28 +98,75 @@ def test_grid_every_resident_cluster_but_at_least_min_units_each():
     assert dispatch.streamk_grid(100, 200, 4096, 256, 1, 132) == 64 // contract.STREAMK_MIN_UNITS
     # an odd budget in pairs: whole clusters
     assert dispatch.streamk_grid(4096, 8192, 4096, 256, 2, 7) == 6
+    # clusters of 3 / 4: whole clusters, at most those the device holds
+    assert dispatch.streamk_grid(384, 13944, 14312, 192, 3, 132, max_clusters=40) == 120
+    assert dispatch.streamk_grid(512, 13944, 14312, 256, 4, 132) == 132
 
 
 def test_default_and_fixed_choices():
-    assert dispatch.streamk_default(384) == (256, 1)      # three row tiles: no pairs
+    # the cluster that covers the row tiles without a padded one
+    assert dispatch.streamk_default(384) == (192, 3)
+    assert dispatch.streamk_default(512) == (256, 4)
     assert dispatch.streamk_default(256) == (256, 2)
+    assert dispatch.streamk_default(640) == (256, 1)
+    assert dispatch.streamk_default(384, bn=256) == (256, 1)
     assert dispatch.streamk_default(384, cta_group=2) == (256, 2)
+    assert dispatch.streamk_default(512, bn=192) == (192, 1)
+    pairs = {(b, c) for b in contract.STREAMK_BNS for c in contract.STREAMK_CTA_GROUPS
+             if contract.streamk_kernel_exists(b, c)}
+    assert pairs == {(192, 1), (192, 3), (256, 1), (256, 2), (256, 4)}
+    for M in range(1, 2000, 37):
+        assert dispatch.streamk_default(M) in pairs
     op = GemmRsAr(4096, 13944, 14312, "none", schedule="streamk", device="cpu", arch="sm_90a",
                   sm_budget=132)
-    assert op.choice(384) == ("streamk", 256, 1)
-    assert op.variant(512).name == "gemm_none_sm90a_streamk_bn256_cg2_bf16"
+    assert op.choice(384) == ("streamk", 192, 3)
+    assert op.variant(1024).name == "gemm_none_sm90a_streamk_bn256_cg4_bf16"
     assert op.max_served_m == 4096
-    # never dispatched (a rule for three row tiles lost when held out: BENCHMARKS.md, thirtieth
-    # session): an op without a fixed schedule never picks it, whatever the rows' layout
-    for K in (14312, 14336):
-        free = GemmRsAr(4096, 13944, K, "none", device="cpu", arch="sm_90a", sm_budget=132)
-        for M in (1, 16, 160, 256, 320, 336, 384, 512, 1000, 4096):
-            for layout in ((None, None), (False, False), (False, True)):
-                assert free.choice(M, *layout)[0] != "streamk", (K, M, layout)
 
 
-@pytest.mark.parametrize("kwargs", [dict(mode="rs"), dict(bn=128), dict(cta_group=4),
-                                    dict(arch="sm_100a")])
+def _op_h200(N, K):
+    op = GemmRsAr(512, N, K, "none", arch="sm_90a", sm_budget=132)
+    op._slots = {s: {2: 66, 4: 30} for s in ("splitk", "splitkw", "swapabx")}
+    return op
+
+
+@pytest.mark.parametrize("N,K,M", [
+    # measured (calls 5 / 6, one H200; the rules' pick in pairs -> streamk192c3, torch.mm / ours)
+    (15872, 11768, 336),   # tile256c2 0.80 -> 0.96
+    (13584, 6952, 384),    # tile224c2 0.70 -> 0.79
+    (15456, 12312, 384),   # tile256c2 0.80 -> 0.99 (held out)
+    (8264, 16168, 352),    # tile256c2 0.75 -> 0.83 (held out)
+])
+def test_rule_replaces_a_tile_pair_at_three_row_tiles(N, K, M, monkeypatch):
+    op = _op_h200(N, K)
+    assert op.choice(M) == ("streamk", 192, 3)
+    monkeypatch.setattr(dispatch, "STREAMK_RULE", False)
+    off = op.choice(M)
+    assert off[0] == "tile" and off[2] == 2, off
+
+
+def test_rule_leaves_every_other_pick():
+    """Only a tile pick in CTA pairs at three row tiles from M 321 is replaced: a decode or
+    cta_group 1 pick there (which beat streamk192c3) stays, and so does every pick at other
+    row counts."""
+    for N, K in ((12464, 15648), (13200, 8160), (11464, 6320), (14968, 12688), (15872, 11768),
+                 (7168, 2304), (4096, 14336)):
+        op = _op_h200(N, K)
+        for M in (1, 16, 160, 256, 300, 320, 321, 336, 384, 385, 512, 1024, 2048):
+            got = op.choice(M)
+            dispatch.STREAMK_RULE = False
+            try:
+                off = op.choice(M)
+            finally:
+                dispatch.STREAMK_RULE = True
+            pair = off[0] == "tile" and off[2] == 2 and 321 <= M <= 384
+            assert got == (("streamk", 192, 3) if pair else off), (N, K, M, got, off)
+    assert dispatch.streamk_instead(384, ("tile", 224, 2), "sm_100a") == ("tile", 224, 2)
+
+
+@pytest.mark.parametrize("kwargs", [dict(mode="rs"), dict(bn=128), dict(cta_group=5),
+                                    dict(arch="sm_100a"), dict(bn=256, cta_group=3),
+                                    dict(bn=192, cta_group=2)])
 def test_refused(kwargs):
     args = dict(mode="none", schedule="streamk", device="cpu")
     args.update(kwargs)

@@ -60,7 +60,7 @@ from codegen.contract import (BM, BNS, COLLECTIVE_MODES, MIN_BN, N_MULTIPLE_NONE
                               swapab_bns, swapab_cta_group_bns, swapab_cta_groups, swapab_w_rows,
                               splitk_bns, splitk_min_k, splitk_spread, swapab_wide, tile_ragged_n,
                               tile_widths, tile_widths_serving)
-from codegen.contract import STREAMK_BNS, STREAMK_MIN_UNITS
+from codegen.contract import STREAMK_MIN_UNITS, streamk_kernel_exists
 from codegen.contract import k_tiles as k_tiles_of
 
 BN_256_MIN_M = 2048
@@ -390,14 +390,45 @@ def launch_grid(variant, launch: dict, cluster: int, M: int, N: int, sm_budget: 
                      int(launch.get("min_grid_multiple", 1)))
 
 
+#: The streamk rule (mode none, sm_90a; thirtieth session): at three row tiles (M 321..384 by
+#: STREAMK_MIN_M) the rules' pick of a tile kernel in CTA pairs (cta_group 2) pads a fourth row
+#: tile, a quarter of its MMA work wasted; streamk192 in clusters of three along M (each CTA
+#: loading 64 W rows and multicasting them, the last waves' k-tiles spread) takes its place.
+#: One H200, rows off the lines: fitted on call 5, where the rules picked tile192/224/256 in
+#: pairs streamk192c3 ran 0.985x-1.21x them (1.104x at 10 points; N 15872 K 11768 M 336 0.80x ->
+#: 0.96x torch.mm); where they picked a decode kernel or cta_group 1 it lost (0.74x-0.87x
+#: against 0.86x-0.97x), so only the pairs are replaced. Held out (call 6, 16 fresh shapes
+#: where the rules pick a pair at M 352 / 384): 1.105x the rule off (0.989x-1.240x, faster at
+#: 15), 0.782x -> 0.864x torch.mm. No shape with rows on the lines picked a pair there (none
+#: of 14 drawn), so it is unmeasured with them. A plain stream-K rule (streamk256
+#: in cta_group 1 at the same rows) lost when held out (0.969x): BENCHMARKS.md. STREAMK_RULE
+#: False: off (probes).
+STREAMK_RULE = True
+STREAMK_ROW_TILES = 3
+STREAMK_MIN_M = 321
+STREAMK_RULE_CHOICE = ("streamk", 192, 3)
+
+
+def streamk_instead(M: int, choice: tuple[str, int, int], arch: str) -> tuple[str, int, int]:
+    """STREAMK_RULE_CHOICE where the streamk rule replaces `choice` (the rules' pick for a
+    mode-none call with M rows), else `choice`. The caller checks that the kernel loads."""
+    if (STREAMK_RULE and arch in SCHEDULE_ARCHS["streamk"] and choice[0] == "tile"
+            and choice[2] == 2 and cdiv(M, BM) == STREAMK_ROW_TILES and M >= STREAMK_MIN_M):
+        return STREAMK_RULE_CHOICE
+    return choice
+
+
 def streamk_default(M: int, bn: int | None = None, cta_group: int | None = None) -> tuple[int, int]:
-    """(BN, cta_group) of an op fixed to the streamk schedule: the fixed ones, else its widest
-    tile, in CTA pairs sharing each W tile where the row tiles pair up (an odd count would leave
-    one CTA of a pair on rows past M), else cta_group 1."""
-    bn = bn if bn is not None else max(STREAMK_BNS)
-    if cta_group is None:
-        cta_group = 2 if cdiv(M, BM) % 2 == 0 else 1
-    return bn, cta_group
+    """(BN, cta_group) of an op fixed to the streamk schedule: the fixed ones, else the cluster
+    whose CTAs cover the row tiles without a padded one (3: BN 192; 4, 2: BN 256; else 1) among
+    the kernels of the fixed width or cta_group (contract.streamk_kernel_exists)."""
+    rows = cdiv(M, BM)
+    for b, c in ((192, 3), (256, 4), (256, 2), (256, 1), (192, 1)):
+        if ((bn is None or b == bn) and (cta_group is None or c == cta_group)
+                and rows % c == 0 and streamk_kernel_exists(b, c)):
+            return b, c
+    b = bn if bn is not None else (192 if cta_group == 3 else 256)
+    return b, cta_group if cta_group is not None else 1
 
 
 def streamk_grid(M: int, N: int, K: int | None, bn: int, cluster: int, sm_budget: int,

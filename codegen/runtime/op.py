@@ -57,7 +57,7 @@ class GemmRsAr:
             the group's landing rows; its `bn` is the token tile) or 'splitk' (the decode
             schedule with K split over a cluster of `cta_group` CTAs, 2 or 4; sm_90a), or
             (mode none, sm_90a) 'splitkw', 'swapabx' or 'streamk' (the tile kernel at BN 256
-            with the last waves' k-tiles spread over the CTAs; never dispatched), instead of
+            with the last waves' k-tiles spread over the CTAs), instead of
             dispatching on M.
         sm_budget: cap of the persistent grid (default: the group's, and at most that: the
             group's share keeps every rank's grid resident; all SMs for 'none').
@@ -120,6 +120,7 @@ class GemmRsAr:
         self.manifest = pinned
         self._table = None  # the tuning table, read at first use (False: none for this shape)
         self._kernels: dict[str, LoadedKernel] = {}
+        self._absent: set[str] = set()   # variants a rule names whose kernel did not load
         # {schedule: {cluster size: clusters the device holds}} of splitk / splitkw, found at
         # first use (_cluster_slots)
         self._slots: dict[str, dict[int, int]] = {}
@@ -313,7 +314,7 @@ class GemmRsAr:
                                                         cluster_slots=LazySlots(
                                                             self.splitk_slots))
             if by_fill is not None:
-                return by_fill
+                return self._streamk_instead(M, by_fill)
         schedule = dispatch.choose_schedule(M, self.arch, self.land_rows, self._fixed_schedule(),
                                             self.mode)
         if schedule in contract.KSPLIT_SCHEDULES:
@@ -338,7 +339,25 @@ class GemmRsAr:
                                                  self.splitkw_slots())
             if split is not None:
                 return split
+        if unfixed and known:
+            return self._streamk_instead(M, (schedule, bn, cg))
         return schedule, bn, cg
+
+    def _streamk_instead(self, M: int, choice: tuple[str, int, int]) -> tuple[str, int, int]:
+        """Mode none: dispatch.streamk_instead's replacement of the rules' pick where its
+        kernel loads here (a cache built before it lacks it; no GPU: named as the rule says)."""
+        if self.mode != "none":
+            return choice
+        alt = dispatch.streamk_instead(M, choice, self.arch)
+        if alt is choice or not torch.cuda.is_available():
+            return alt
+        v = Variant(self.arch, "none", None, alt[1], alt[2], None, schedule=alt[0])
+        if v.name not in self._kernels and v.name not in self._absent:
+            try:
+                self.kernel(v)
+            except (CacheMissError, DriverError):
+                self._absent.add(v.name)
+        return choice if v.name in self._absent else alt
 
     def config(self, M: int) -> tuple[int, int]:
         """(BN, cta_group) a call with M rows uses."""

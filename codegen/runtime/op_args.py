@@ -155,6 +155,13 @@ def check_op_args(max_M, N, K, mode, group, *, bn, cta_group, sm_budget, transpo
         if bn is not None and bn not in cg_bns:
             raise InputError(f"bn = {bn!r}: the swapab kernels with cta_group {cta_group} have "
                              f"token tiles {list(cg_bns)} only")
+    if schedule == "streamk":
+        pairs = [(b, c) for b in contract.STREAMK_BNS for c in contract.STREAMK_CTA_GROUPS
+                 if contract.streamk_kernel_exists(b, c)]
+        if not any((bn is None or b == bn) and (cta_group is None or c == cta_group)
+                   for b, c in pairs):
+            raise InputError(f"bn = {bn!r}, cta_group = {cta_group!r}: the streamk kernels are "
+                             f"(bn, cta_group) {pairs} only")
     if schedule in contract.KSPLIT_SCHEDULES:
         cg = cta_group if cta_group is not None else min(contract.schedule_cta_groups(
             arch_or_any, schedule))

@@ -19,10 +19,12 @@ from codegen.runtime import GemmRsAr, InputError, KernelTimeoutError
 from codegen.runtime import streamk_buffers
 from gpu_common import ISSUE9_MS, assert_close, check_none_graph, fresh, poisoned, requires_gpu
 
-CGS = contract.STREAMK_CTA_GROUPS
+#: every (BN, cta_group) a streamk kernel exists for
+PAIRS = [(bn, cg) for bn in contract.STREAMK_BNS for cg in contract.STREAMK_CTA_GROUPS
+         if contract.streamk_kernel_exists(bn, cg)]
 
 
-def check_streamk(op, M, N, K, what, cg):
+def check_streamk(op, M, N, K, what, cg, bn=None):
     """One call on fresh inputs into a poisoned output one row longer (that row must stay NaN),
     against x @ W^T in fp32: assert_close, and every element within 2% of the largest |ref| (a
     bf16 rounding is 0.4% of it; a partial tile lost or added twice moves elements by far more
@@ -38,29 +40,31 @@ def check_streamk(op, M, N, K, what, cg):
     assert bool(torch.isnan(whole[M]).all()), f"{what} M={M}: a store past out's end"
     launch = op.last_launch[0]
     assert (launch["schedule"], launch["cta_group"]) == ("streamk", cg), launch
+    assert bn is None or launch["bn"] == bn, launch
     assert launch["grid"] % cg == 0
     op.check_errors()
 
 
 @pytest.mark.gpu
 @requires_gpu
-@pytest.mark.parametrize("cg", CGS)
+@pytest.mark.parametrize("bn,cg", PAIRS)
 @pytest.mark.parametrize("N,K", [
     (13944, 2672),    # N off the width (the last N tile reaches past N), K off the lines
     (7168, 2304),
     (4096, 8192),     # fewer tiles than CTAs at small M: every tile split over several CTAs
 ])
-def test_streamk_rows(N, K, cg):
-    """Every row count of issue 9 and past it, up and down on one op."""
-    op = GemmRsAr(4096, N, K, "none", schedule="streamk", cta_group=cg)
+def test_streamk_rows(N, K, bn, cg):
+    """Every row count of issue 9 and past it, up and down on one op (a cluster of 3 / 4 pads
+    most of them with row tiles past M)."""
+    op = GemmRsAr(4096, N, K, "none", schedule="streamk", bn=bn, cta_group=cg)
     ms = [*ISSUE9_MS, 384, 640, 1000, 2049, 4096]
     for M in ms + ms[::-1]:
-        check_streamk(op, M, N, K, f"streamk cg={cg} N={N} K={K}", cg)
+        check_streamk(op, M, N, K, f"streamk bn={bn} cg={cg} N={N} K={K}", cg, bn)
 
 
 @pytest.mark.gpu
 @requires_gpu
-@pytest.mark.parametrize("cg", CGS)
+@pytest.mark.parametrize("bn,cg", PAIRS)
 @pytest.mark.parametrize("N,K,budget", [
     (2048, 4096, 4),      # 4 CTAs: each tile's 64 k-tiles over up to 3 of them
     (2048, 4096, 6),
@@ -69,23 +73,26 @@ def test_streamk_rows(N, K, cg):
     (8192, 640, 130),     # whole waves plus a short one (tiles left after the split)
     (8192, 640, 66),
 ])
-def test_streamk_budgets(N, K, budget, cg):
-    op = GemmRsAr(2048, N, K, "none", schedule="streamk", cta_group=cg, sm_budget=budget)
+def test_streamk_budgets(N, K, budget, bn, cg):
+    op = GemmRsAr(2048, N, K, "none", schedule="streamk", bn=bn, cta_group=cg, sm_budget=budget)
     for M in (1, 130, 300, 777, 2048):
-        check_streamk(op, M, N, K, f"streamk cg={cg} N={N} K={K} budget={budget}", cg)
+        check_streamk(op, M, N, K, f"streamk bn={bn} cg={cg} N={N} K={K} budget={budget}", cg,
+                      bn)
 
 
 @pytest.mark.gpu
 @requires_gpu
 def test_streamk_flags_stay_valid_across_ops_and_calls():
-    """Two streamk ops of other shapes and cluster sizes share the device's buffers: 40 calls
+    """Three streamk ops of other shapes and cluster sizes share the device's buffers: 42 calls
     alternating between them and their row counts, no sync between calls; every output checked
     at the end (a flag left raised would hand a later call a stale partial)."""
     ops = [(GemmRsAr(1024, 6144, 3000, "none", schedule="streamk", cta_group=1), 6144, 3000),
-           (GemmRsAr(1024, 3000, 5120, "none", schedule="streamk", cta_group=2), 3000, 5120)]
+           (GemmRsAr(1024, 3000, 5120, "none", schedule="streamk", cta_group=2), 3000, 5120),
+           (GemmRsAr(1024, 7000, 4000, "none", schedule="streamk", bn=192, cta_group=3), 7000,
+            4000)]
     pending = []
-    for i in range(40):
-        op, N, K = ops[i % 2]
+    for i in range(42):
+        op, N, K = ops[i % 3]
         M = (200, 900, 333, 1024)[i % 4]
         x, w = fresh((M, K)), fresh((N, K))
         pending.append((op(0, x, w, out=poisoned((M, N))), x, w))
@@ -98,10 +105,10 @@ def test_streamk_flags_stay_valid_across_ops_and_calls():
 
 @pytest.mark.gpu
 @requires_gpu
-@pytest.mark.parametrize("cg", CGS)
-def test_streamk_graph_replay(cg):
-    op = GemmRsAr(1024, 6000, 2304, "none", schedule="streamk", cta_group=cg)
-    check_none_graph(op, 640, 6000, 2304, f"streamk cg={cg}")
+@pytest.mark.parametrize("bn,cg", PAIRS)
+def test_streamk_graph_replay(bn, cg):
+    op = GemmRsAr(1024, 6000, 2304, "none", schedule="streamk", bn=bn, cta_group=cg)
+    check_none_graph(op, 640, 6000, 2304, f"streamk bn={bn} cg={cg}")
 
 
 @pytest.mark.gpu
@@ -153,3 +160,5 @@ def test_streamk_refuses_what_it_cannot_serve():
         GemmRsAr(1024, 4096, 2304, "rs", schedule="streamk")
     with pytest.raises(InputError):
         GemmRsAr(1024, 4096, 2304, "none", schedule="streamk", bn=128)
+    with pytest.raises(InputError):
+        GemmRsAr(1024, 4096, 2304, "none", schedule="streamk", bn=256, cta_group=3)

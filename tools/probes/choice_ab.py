@@ -144,7 +144,7 @@ def patched(module, **values):
 #: UNALIGNED_SECTOR_ROW_FACTOR), `sector28a` (that session's first cut: the share 2.0 alone),
 #: `kwtiles28` (the twenty-ninth session's changes set back: the model weighing splitkw at token
 #: tile 128 only, choose_splitk's clusters of 2 first up to M 128), `c2first28` (the latter
-#: alone). (The thirtieth session's `nostreamk30`, its streamk rule off, went with the rule.)
+#: alone), `nostreamk30` (the thirtieth session's streamk rule off: dispatch.STREAMK_RULE).
 SHORT25 = {"SPLITK_SHORT_MAX_M": 384}
 SHORT26 = {"SPLITK_SHORT_MAX_W_TILES": 30}
 RAGGED26 = {"FILL_RAGGED_MAX_M": 448}
@@ -176,7 +176,8 @@ OP_RULES = {"bounds16": BOUNDS16,
                           "UNALIGNED_SECTOR_ROW_FACTOR": 1.0},
             "kwtiles28": {"SPLITKW_MODEL_TILES": {128: (2, 4)},
                           "UNALIGNED_SPLITK_FIRST_MAX_M": {2: 128, 4: 512}},
-            "c2first28": {"UNALIGNED_SPLITK_FIRST_MAX_M": {2: 128, 4: 512}}}
+            "c2first28": {"UNALIGNED_SPLITK_FIRST_MAX_M": {2: 128, 4: 512}},
+            "nostreamk30": {"STREAMK_RULE": False}}
 
 
 def earlier_choice(rule: str, op_choice, M: int) -> tuple[str, int, int]:
