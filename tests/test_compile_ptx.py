@@ -222,7 +222,7 @@ def test_arch_instructions(built, v):
         assert _has(ptx, r"fence\.proxy\.tensormap::generic\.acquire\.gpu") == push
         assert _has(ptx, r"cp\.async\.bulk\.tensor\.2d\.global\.shared::cta\.tile\.bulk_group") != push
         assert not _has(ptx, r"tcgen05")
-        assert _has(ptx, r"multicast::cluster") == (v.cta_group == 2), "W tile shared by TMA multicast"
+        assert _has(ptx, r"multicast::cluster") == (v.cta_group > 1), "W tile shared by TMA multicast"
     else:
         assert ".target sm_100a" in ptx
         assert _has(ptx, r"tcgen05\.mma")
