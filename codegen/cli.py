@@ -146,8 +146,8 @@ def _matrix_args(p: argparse.ArgumentParser, tp_required: bool) -> None:
                         "kernel's 64-row W tiles in clusters sharing each x tile by multicast; "
                         "streamk (mode none, sm_90a): the tile kernel at BN "
                         f"{','.join(map(str, STREAMK_BNS))} (clusters of 1-4 along M) with the "
-                        "last waves' k-tiles spread "
-                        "over the CTAs; dispatched only in place of a tile pair at three row tiles)")
+                        "last waves' k-tiles spread over the CTAs; dispatched only in place of "
+                        "a tile pair at three row tiles)")
     p.add_argument("--cta-group", type=_csv(int, ALL_CTA_GROUPS), default=None,
                    help="default: every one of each schedule (tile 1,2; swapab 1,2 (2: the "
                         "wide kernel, 128-row W tiles), on sm_90a for mode none also 3 (192-row W "

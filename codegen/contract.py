@@ -96,11 +96,11 @@ DTYPES = ("bf16",)
 #: box row then spans two); the cluster reads x once per cluster instead (BENCHMARKS.md,
 #: nineteenth session).
 #: "streamk" (mode none, sm_90a; thirtieth session): the tile kernel (BM x BN output tiles,
-#: cta_group 1 or a 2-CTA cluster along M sharing each W tile) whose persistent CTAs split the
-#: k-tiles of the last waves evenly (stream-K: contract.streamk_split), so no SM idles in a
-#: partial last wave. A tile whose k-tiles two CTAs share is summed in f32 through a per-op
-#: workspace in global memory: the CTA that computed its later k-tiles stores its partial and
-#: raises a flag, the one that computed k-tile 0 waits for it (bounded), adds it and stores the
+#: cta_group 1 or a cluster of 2-4 CTAs along M sharing each W tile) whose persistent CTAs split
+#: the k-tiles of the last waves evenly (stream-K: contract.streamk_split), so no SM idles in a
+#: partial last wave. A tile whose k-tiles two CTAs share is summed in f32 through a workspace
+#: in global memory, one per device (runtime/streamk_buffers.py): the CTA that computed its
+#: later k-tiles stores its partial and raises a flag, the one that computed k-tile 0 waits for it (bounded), adds it and stores the
 #: tile. The CTAs form sets of as many clusters as the call has cluster row blocks (at most all),
 #: and a set's clusters take the row blocks of one N tile at the same k-tiles, so each W tile
 #: comes from DRAM about once per set (contract.streamk_lanes). Clusters of 3 (BN 192) and 4
@@ -188,6 +188,12 @@ def streamk_kernel_exists(bn: int, cta_group: int) -> bool:
     """Whether a streamk kernel pairs width `bn` with `cta_group`: each CTA of the cluster loads
     (and multicasts) an equal share of whole 64-row blocks of the W tile."""
     return bn in STREAMK_BNS and cta_group in STREAMK_CTA_GROUPS and (bn // 64) % cta_group == 0
+
+
+def streamk_pairs() -> list[tuple[int, int]]:
+    """Every (BN, cta_group) a streamk kernel exists for (streamk_kernel_exists)."""
+    return [(bn, cg) for bn in STREAMK_BNS for cg in STREAMK_CTA_GROUPS
+            if streamk_kernel_exists(bn, cg)]
 
 
 DECODE_SCHEDULES = ("swapab", "splitk", "swapabx")
@@ -655,10 +661,10 @@ def x_tail_rows(M: int, tile: int, slice_rows: int | None = None) -> int:
 SCALAR_PARAMS = (
     Param("m", "u32", "Int32", "M, rows of this call", _where(_ALL, _ALL, _ALL) + _STREAMK,
           fake=1),
-    Param("sk_ws_ptr", "u64", "Int64", "the op's stream-K workspace: f32 [grid][BM * BN], one "
+    Param("sk_ws_ptr", "u64", "Int64", "the device's stream-K workspace: f32 [grid][BM * BN], one "
           "partial tile per CTA (streamk_workspace_bytes), in the MMA threads' register order",
           _STREAMK),
-    Param("sk_flag_ptr", "u64", "Int64", "the op's stream-K flag area (streamk_flag_words() "
+    Param("sk_flag_ptr", "u64", "Int64", "the device's stream-K flag area (streamk_flag_words() "
           "int64 words, zeroed once): the abort word, then one flag per CTA", _STREAMK),
     Param("rank", "u32", "Int32", "this rank", _COLL),
     Param("out_ptr", "u64", "Int64", "the caller's output (private; never written by peers)",
@@ -1038,13 +1044,13 @@ def streamk_pieces(cluster, row_blocks, n_tiles, k_tiles, clusters):
 
 
 def streamk_workspace_bytes(ctas: int, bn: int) -> int:
-    """Bytes of a streamk op's workspace for a grid of `ctas`: one f32 BM x bn partial tile per
+    """Bytes of a device's streamk workspace for a grid of `ctas`: one f32 BM x bn partial tile per
     CTA (each CTA stores at most one: its first piece, where that starts past k-tile 0)."""
     return ctas * BM * bn * 4
 
 
 def streamk_flag_words(ctas: int) -> int:
-    """Words of a streamk op's flag area: FLAG_TILES header words (FLAG_ABORT among them), then
+    """Words of a device's streamk flag area: FLAG_TILES header words (FLAG_ABORT among them), then
     one flag per CTA (1 while its partial waits to be summed; the CTA that sums it clears it)."""
     return FLAG_TILES + ctas
 

@@ -284,7 +284,8 @@ def test_streamk_partials(built, v):
     multicast in CTA pairs) plus a partial tile through global memory: BN / 8 16-byte f32
     stores per MMA thread, as many L2-only loads where one is summed, published by a release at
     gpu scope and waited for by a bounded acquire loop (%globaltimer) whose time-out claims the
-    error record (atom.cas at system scope) and the abort word; nothing at system scope but that record."""
+    error record (atom.cas at system scope) and the abort word; nothing at system scope but
+    that record."""
     ptx, meta = built[v]
     launch = meta["launch"]
     assert launch["streamk"] is True and launch["ragged_n"] is True
@@ -293,7 +294,8 @@ def test_streamk_partials(built, v):
     assert len(re.findall(r"ld\.global\.cg\.v4\.f32", ptx)) == v.bn // 8
     assert _has(ptx, r"st\.release\.gpu\.global\.u64") and _has(ptx, r"fence\.acq_rel\.gpu")
     assert _has(ptx, r"ld\.acquire\.gpu\.global\.u64") and _has(ptx, r"%globaltimer")
-    assert _has(ptx, r"atom\.relaxed\.sys\.global\.cas") and _has(ptx, r"st\.relaxed\.gpu\.global\.u64")
+    assert _has(ptx, r"atom\.relaxed\.sys\.global\.cas")
+    assert _has(ptx, r"st\.relaxed\.gpu\.global\.u64")
     assert not _has(ptx, r"\.release\.sys") and not _has(ptx, r"ld\.acquire\.sys")
     assert _has(ptx, rf"wgmma\.mma_async\.sync\.aligned\.m64n{v.bn}k16\.f32\.bf16\.bf16")
     # a cluster of cta_group CTAs along M: each loads 64 W rows per cta_group share, multicast

@@ -112,8 +112,7 @@ def test_default_and_fixed_choices():
     assert dispatch.streamk_default(384, bn=256) == (256, 1)
     assert dispatch.streamk_default(384, cta_group=2) == (256, 2)
     assert dispatch.streamk_default(512, bn=192) == (192, 1)
-    pairs = {(b, c) for b in contract.STREAMK_BNS for c in contract.STREAMK_CTA_GROUPS
-             if contract.streamk_kernel_exists(b, c)}
+    pairs = set(contract.streamk_pairs())
     assert pairs == {(192, 1), (192, 3), (256, 1), (256, 2), (256, 4)}
     for M in range(1, 2000, 37):
         assert dispatch.streamk_default(M) in pairs

@@ -96,9 +96,7 @@ def draw_case(rng: random.Random, arch: str = "sm_90a") -> dict:
     elif pick < 0.95 and mode == "none" and arch in contract.SCHEDULE_ARCHS["streamk"]:
         # the tile kernel with the last waves' k-tiles spread over the CTAs (any M and N)
         schedule = "streamk"
-        bn, cta_group = rng.choice([(b, c) for b in contract.STREAMK_BNS
-                                    for c in contract.STREAMK_CTA_GROUPS
-                                    if contract.streamk_kernel_exists(b, c)])
+        bn, cta_group = rng.choice(contract.streamk_pairs())
     budget = rng.choice((None, None, None, 1, 3, 7, 16))
     land = contract.land_rows(max_M)
     # the rows the op serves: past the landing rows only the tile schedule, if a width fits N

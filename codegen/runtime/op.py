@@ -56,9 +56,9 @@ class GemmRsAr:
         schedule: fix the tile schedule, 'tile', 'swapab' (the decode schedule, for M up to
             the group's landing rows; its `bn` is the token tile) or 'splitk' (the decode
             schedule with K split over a cluster of `cta_group` CTAs, 2 or 4; sm_90a), or
-            (mode none, sm_90a) 'splitkw', 'swapabx' or 'streamk' (the tile kernel at BN 256
-            with the last waves' k-tiles spread over the CTAs), instead of
-            dispatching on M.
+            (mode none, sm_90a) 'splitkw', 'swapabx' or 'streamk' (the tile kernel at BN 192 /
+            256 in clusters along M with the last waves' k-tiles spread over the CTAs),
+            instead of dispatching on M.
         sm_budget: cap of the persistent grid (default: the group's, and at most that: the
             group's share keeps every rank's grid resident; all SMs for 'none').
         transport: 'unicast' | 'multicast' | None (multicast when available, else unicast).
@@ -774,6 +774,7 @@ class GemmRsAr:
 
     def _launch_on(self, plan: CallPlan, rank: int, x, weight, out, s, ordered_after) -> None:
         dev = self.device
+        sk = None
         if s is None:
             handle = current_stream_handle(dev.index)
             if self.group is not None and self.mode != "none":
@@ -781,13 +782,9 @@ class GemmRsAr:
                 # the caller's streams (stream_order.py)
                 stream_order.of_group(self.group).before_launch(handle)
             elif plan.info["schedule"] == "streamk":
-                # so are the device's streamk buffers by every streamk call there
+                # so are the device's streamk buffers by every streamk call there (under their
+                # lock: one thread's wait and launch together)
                 sk = streamk_buffers.of_device(dev)
-                with sk.lock:
-                    sk.order.before_launch(handle)
-                    plan.launch(x.data_ptr(), weight.data_ptr(), out.data_ptr(), handle,
-                                x.stride(0) if plan.M > 1 else self.K, weight.stride(0))
-                return
         else:
             cur = torch.cuda.current_stream(dev)
             if s != cur:  # inputs (and out's allocation) are ordered on `cur`
@@ -801,9 +798,13 @@ class GemmRsAr:
                     weight.record_stream(s)
                     out.record_stream(s)
             handle = s.cuda_stream
-        # validate.row_stride of x and the weight, inline (the per-call path; a plan is per M)
-        plan.launch(x.data_ptr(), weight.data_ptr(), out.data_ptr(), handle,
-                    x.stride(0) if plan.M > 1 else self.K, weight.stride(0))
+        with sk.lock if sk is not None else _NO_LOCK:
+            if sk is not None:
+                sk.order.before_launch(handle)
+            # validate.row_stride of x and the weight, inline (the per-call path; a plan is
+            # per M)
+            plan.launch(x.data_ptr(), weight.data_ptr(), out.data_ptr(), handle,
+                        x.stride(0) if plan.M > 1 else self.K, weight.stride(0))
 
 
 _grad_enabled = torch.is_grad_enabled

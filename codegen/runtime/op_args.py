@@ -156,8 +156,7 @@ def check_op_args(max_M, N, K, mode, group, *, bn, cta_group, sm_budget, transpo
             raise InputError(f"bn = {bn!r}: the swapab kernels with cta_group {cta_group} have "
                              f"token tiles {list(cg_bns)} only")
     if schedule == "streamk":
-        pairs = [(b, c) for b in contract.STREAMK_BNS for c in contract.STREAMK_CTA_GROUPS
-                 if contract.streamk_kernel_exists(b, c)]
+        pairs = contract.streamk_pairs()
         if not any((bn is None or b == bn) and (cta_group is None or c == cta_group)
                    for b, c in pairs):
             raise InputError(f"bn = {bn!r}, cta_group = {cta_group!r}: the streamk kernels are "

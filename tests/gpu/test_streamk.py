@@ -20,8 +20,7 @@ from codegen.runtime import streamk_buffers
 from gpu_common import ISSUE9_MS, assert_close, check_none_graph, fresh, poisoned, requires_gpu
 
 #: every (BN, cta_group) a streamk kernel exists for
-PAIRS = [(bn, cg) for bn in contract.STREAMK_BNS for cg in contract.STREAMK_CTA_GROUPS
-         if contract.streamk_kernel_exists(bn, cg)]
+PAIRS = contract.streamk_pairs()
 
 
 def check_streamk(op, M, N, K, what, cg, bn=None):
