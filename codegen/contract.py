@@ -99,7 +99,7 @@ DTYPES = ("bf16",)
 #: cta_group 1 or a cluster of 2-4 CTAs along M sharing each W tile) whose persistent CTAs split
 #: the k-tiles of the last waves evenly (stream-K: contract.streamk_split), so no SM idles in a
 #: partial last wave. A tile whose k-tiles two CTAs share is summed in f32 through a workspace
-#: in global memory, one per device (runtime/streamk_buffers.py): the CTA that computed its
+#: in global memory, one per stream (runtime/streamk_buffers.py): the CTA that computed its
 #: later k-tiles stores its partial and raises a flag, the one that computed k-tile 0 waits for it (bounded), adds it and stores the
 #: tile. The CTAs form sets of as many clusters as the call has cluster row blocks (at most all),
 #: and a set's clusters take the row blocks of one N tile at the same k-tiles, so each W tile
@@ -661,10 +661,10 @@ def x_tail_rows(M: int, tile: int, slice_rows: int | None = None) -> int:
 SCALAR_PARAMS = (
     Param("m", "u32", "Int32", "M, rows of this call", _where(_ALL, _ALL, _ALL) + _STREAMK,
           fake=1),
-    Param("sk_ws_ptr", "u64", "Int64", "the device's stream-K workspace: f32 [grid][BM * BN], one "
+    Param("sk_ws_ptr", "u64", "Int64", "the stream's stream-K workspace: f32 [grid][BM * BN], one "
           "partial tile per CTA (streamk_workspace_bytes), in the MMA threads' register order",
           _STREAMK),
-    Param("sk_flag_ptr", "u64", "Int64", "the device's stream-K flag area (streamk_flag_words() "
+    Param("sk_flag_ptr", "u64", "Int64", "the stream's stream-K flag area (streamk_flag_words() "
           "int64 words, zeroed once): the abort word, then one flag per CTA", _STREAMK),
     Param("rank", "u32", "Int32", "this rank", _COLL),
     Param("out_ptr", "u64", "Int64", "the caller's output (private; never written by peers)",
@@ -1044,14 +1044,16 @@ def streamk_pieces(cluster, row_blocks, n_tiles, k_tiles, clusters):
 
 
 def streamk_workspace_bytes(ctas: int, bn: int) -> int:
-    """Bytes of a device's streamk workspace for a grid of `ctas`: one f32 BM x bn partial tile per
-    CTA (each CTA stores at most one: its first piece, where that starts past k-tile 0)."""
+    """Bytes of a streamk workspace (one per stream) for a grid of `ctas`: one f32 BM x bn
+    partial tile per CTA (each CTA stores at most one: its first piece, where that starts past
+    k-tile 0)."""
     return ctas * BM * bn * 4
 
 
 def streamk_flag_words(ctas: int) -> int:
-    """Words of a device's streamk flag area: FLAG_TILES header words (FLAG_ABORT among them), then
-    one flag per CTA (1 while its partial waits to be summed; the CTA that sums it clears it)."""
+    """Words of a streamk flag area (one per stream): FLAG_TILES header words (FLAG_ABORT among
+    them), then one flag per CTA (1 while its partial waits to be summed; the CTA that sums it
+    clears it)."""
     return FLAG_TILES + ctas
 
 

@@ -82,7 +82,7 @@ def test_the_op_orders_a_caller_stream_groups_launches(monkeypatch):
     class Plan:
         M = 1
 
-        def launch(self, x, w, out, h, x_ld=0, w_ld=0):
+        def launch(self, x, w, out, h, x_ld=0, w_ld=0, sk=None):
             launched.append(h)
 
     group = CallerStreamGroup()

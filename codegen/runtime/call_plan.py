@@ -5,7 +5,8 @@ variant, the loaded kernel, the grid, the packed contract parameters: group poin
 coordinate tensors, the time-out) is computed on the first such call. A later call patches
 only the fields that come from its tensors (the TMA descriptors of x (sm_90a: two, `a` and
 `t`, the last row tile's) and the weight, the output pointer, and the output's descriptor where
-the kernel stores through one) and launches. The launch config is kept per stream.
+the kernel stores through one) and, for a streamk kernel, the workspace and flag pointers of
+its stream's set (streamk_buffers), and launches. The launch config is kept per stream.
 
 Patching is exact: a descriptor is a pure function of (address, rows, inner, box, swizzle, row
 stride) (launch_plan.Descriptors caches it by exactly those); the rows, inner sizes and boxes of
@@ -77,6 +78,13 @@ class CallPlan:
         if "out_ptr" in kern.param_names:
             self._out_cell = ctypes.c_uint64.from_address(
                 self._packed.base + self._packed.offset_of("out_ptr"))
+        # a streamk kernel's workspace / flag pointers: its stream's set (streamk_buffers)
+        self._sk_cells = None
+        self._sk_last = None
+        if "sk_ws_ptr" in kern.param_names:
+            self._sk_cells = tuple(ctypes.c_uint64.from_address(
+                self._packed.base + self._packed.offset_of(n)) for n in ("sk_ws_ptr",
+                                                                         "sk_flag_ptr"))
         # per source: (address, row stride) of the tensor last patched in
         self._last = ((tensors.x.data_ptr(), row_stride(tensors.x)),
                       (tensors.weight.data_ptr(), row_stride(tensors.weight)),
@@ -87,11 +95,18 @@ class CallPlan:
         self._lock = threading.Lock()
 
     def bind(self, x_ptr: int, weight_ptr: int, out_ptr: int, x_ld: int = 0,
-             weight_ld: int = 0) -> None:
-        """Patch a call's pointers (and the row strides of x and the weight, 0 = contiguous)
-        into the packed parameters (launch does it; tests call it to compare with a fresh
-        packing)."""
+             weight_ld: int = 0, sk=None) -> None:
+        """Patch a call's pointers (and the row strides of x and the weight, 0 = contiguous;
+        a streamk kernel's set, as in :meth:`launch`) into the packed parameters (launch does
+        it; tests call it to compare with a fresh packing)."""
         self._patch(((x_ptr, x_ld), (weight_ptr, weight_ld), (out_ptr, 0)))
+        self._patch_set(sk)
+
+    def _patch_set(self, sk) -> None:
+        if sk is not None and sk is not self._sk_last and self._sk_cells is not None:
+            self._sk_cells[0].value = sk.ws_ptr
+            self._sk_cells[1].value = sk.flag_ptr
+            self._sk_last = sk
 
     def _patch(self, now: tuple) -> None:
         base = self._packed.base
@@ -131,9 +146,10 @@ class CallPlan:
         return int(err)
 
     def launch(self, x_ptr: int, weight_ptr: int, out_ptr: int, stream_handle: int,
-               x_ld: int = 0, weight_ld: int = 0) -> None:
+               x_ld: int = 0, weight_ld: int = 0, sk=None) -> None:
         """Patch the call's pointers (and row strides, as in :meth:`bind`) in and launch on
-        `stream_handle` (a cudaStream_t as int).
+        `stream_handle` (a cudaStream_t as int); a streamk kernel's take the workspace and
+        flags of `sk` (streamk_buffers.StreamKSet: the stream's).
 
         The driver copies the parameters during the call (also under graph capture), so the
         next call may patch the same buffer at once.
@@ -144,6 +160,7 @@ class CallPlan:
         cfgs = self._configs.get(stream_handle) or self._config(stream_handle)
         with self._lock:
             self._patch(((x_ptr, x_ld), (weight_ptr, weight_ld), (out_ptr, 0)))
+            self._patch_set(sk)
             err = self._driver_launch(cfgs, self._func)
             if err == _INVALID_CONTEXT:
                 # a thread that never made torch's context current (e.g. a new serving thread)

@@ -616,7 +616,7 @@ class GemmRsAr:
 
     def reset_errors(self) -> None:
         """Clear every local rank's error record (waits for the rank streams first); mode none:
-        the device's streamk error record and flags (streamk_buffers)."""
+        the device's streamk error record and every stream's flags (streamk_buffers)."""
         self.health.reset()
 
     # ---- internals --------------------------------------------------------------------------
@@ -671,14 +671,16 @@ class GemmRsAr:
         """Exactly the kernel's contract parameters, by name (launch_plan.kernel_arguments)."""
         tensors = CallTensors(x, weight, out, M, self.N, self.K)
         if self.mode == "none":
-            sk = None
+            sk, stream, dev = None, 0, self._device()
             if kern.variant.schedule == "streamk":
-                sk = streamk_buffers.of_device(self._device())
+                sk = streamk_buffers.of_device(dev)
                 if not sk.fits(grid):   # (launch_grid caps the grid at the SMs)
                     raise InputError(f"a streamk grid of {grid} CTAs exceeds the {sk.ctas} "
-                                     f"partial tiles of {self._device()}'s workspace")
+                                     f"partial tiles of {dev}'s workspace")
+                if dev.type == "cuda":  # (the set of the current stream: a launch patches it)
+                    stream = current_stream_handle(dev.index)
             return kernel_arguments(kern, tensors, self._descriptors, timeout_ns=self.timeout_ns,
-                                    streamk=sk)
+                                    streamk=sk, stream=stream)
         return kernel_arguments(kern, tensors, self._descriptors, self.group, rank,
                                 self.transport, self.timeout_ns)
 
@@ -782,9 +784,9 @@ class GemmRsAr:
                 # the caller's streams (stream_order.py)
                 stream_order.of_group(self.group).before_launch(handle)
             elif plan.info["schedule"] == "streamk":
-                # so are the device's streamk buffers by every streamk call there (under their
-                # lock: one thread's wait and launch together)
-                sk = streamk_buffers.of_device(dev)
+                # the stream's streamk set (streamk_buffers: one per stream, shared past
+                # SETS_MAX streams: then ordered like a group's calls, under the set's lock)
+                sk = streamk_buffers.of_device(dev).for_stream(handle)
         else:
             cur = torch.cuda.current_stream(dev)
             if s != cur:  # inputs (and out's allocation) are ordered on `cur`
@@ -804,7 +806,7 @@ class GemmRsAr:
             # validate.row_stride of x and the weight, inline (the per-call path; a plan is
             # per M)
             plan.launch(x.data_ptr(), weight.data_ptr(), out.data_ptr(), handle,
-                        x.stride(0) if plan.M > 1 else self.K, weight.stride(0))
+                        x.stride(0) if plan.M > 1 else self.K, weight.stride(0), sk)
 
 
 _grad_enabled = torch.is_grad_enabled

@@ -1,23 +1,38 @@
-"""The device buffers of the streamk kernels (mode none): one set per device, shared by every op.
+"""The device buffers of the streamk kernels (mode none): one set per stream, one error record
+per device, shared by every op.
 
 A streamk kernel (contract "streamk") sums a tile whose k-tiles two CTAs computed through an
 f32 workspace in global memory (one BM x BN partial tile per CTA) and a flag per CTA, and
 reports a wait past its bound in an error record (pinned host memory, read without a device
-copy). Every kernel of one stream runs after the one before it, so one set per device serves
-every op and layer there: a per-op set would cost ~17 MB per op (132 CTAs x 128 x 256 f32).
+copy). Every kernel of one stream runs after the one before it, so one set per stream serves
+every op and layer launching there (a per-op set would cost ~17 MB per op: 132 CTAs x 128 x
+256 f32), as cuBLAS keeps a workspace per stream.
 
-Two streamk calls running at once on one device would race on the set, like two calls of one
-group on its buffers. The calls on one stream are ordered by the stream; a call on another
-stream first waits for the last one (stream_order.StreamOrder, the group's rule, with the same
-exceptions: CUDA-graph capture and replays are not seen), and a lock keeps one thread's wait and
-launch together.
+Two streamk calls running at once on one set would race on it (a partial summed into the
+wrong tile). A set per stream keeps calls on different streams apart, eager or captured: the
+branches of a CUDA graph captured on forked streams (e.g. a shared expert on a side stream)
+run at once on their own sets, and a graph replayed on one stream does not race with eager
+calls on another, unless it was captured on that stream (a graph's kernels keep the set of the
+stream they were captured on: never replay two graphs captured on one stream at once, nor one
+alongside eager calls on its capture stream). Past SETS_MAX streams on a device, streams share
+sets (by handle); a call on a shared set's other stream first waits for that set's last call
+(stream_order.StreamOrder, as a group's calls do; the wait is skipped during capture), and the
+set's lock keeps one thread's wait and launch together.
 
 The flags clear themselves (the CTA that sums a partial zeroes its flag), so they stay valid
-across calls and graph replays. After a time-out they may not be: `reset()` zeroes them with the
-error record (GemmRsAr.reset_errors).
+across calls and graph replays. After a time-out they may not be: `reset()` zeroes every set's
+flags with the error record (GemmRsAr.reset_errors).
+
+A set is made at its stream's first streamk launch, which may come inside a CUDA-graph capture
+(a capture stream is new to the op): there torch would take its memory from the graph's pool
+(freed with the graph while the set lives on) and record the flags' zeroing in the graph
+instead of running it, and cudaMalloc is not allowed in a global-mode capture. So every set and
+error record is allocated and zeroed on a dedicated stream no capture involves, with this
+thread's capture mode relaxed for the moment (`_outside_capture`).
 """
 from __future__ import annotations
 
+import contextlib
 import threading
 
 import torch
@@ -26,28 +41,110 @@ from codegen import contract
 
 from .stream_order import StreamOrder
 
+#: Sets per device before streams share them (17 MB each on an H200).
+SETS_MAX = 8
+
+
+#: The dedicated stream of each device on which sets are allocated (group._dedicated_stream).
+_ALLOC_STREAMS: dict[int, torch.cuda.Stream] = {}
+
+
+@contextlib.contextmanager
+def _outside_capture(device: torch.device):
+    """Allocate (torch's regular pool) and zero tensors inside the block even while this thread
+    captures a CUDA graph: the block runs on the device's dedicated stream with this thread's
+    capture mode relaxed (cuThreadExchangeStreamCaptureMode), and that stream is synchronized
+    before the block's tensors are used elsewhere."""
+    from .driver import call, cuda
+    from .group import _dedicated_stream
+
+    old = call("cuThreadExchangeStreamCaptureMode",
+               cuda.CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_RELAXED)
+    try:
+        side = _ALLOC_STREAMS.get(device.index)
+        if side is None:
+            side = _ALLOC_STREAMS[device.index] = _dedicated_stream(device.index)
+        with torch.cuda.device(device), torch.cuda.stream(side):
+            yield
+        side.synchronize()
+    finally:
+        call("cuThreadExchangeStreamCaptureMode", old)
+
+
+class StreamKSet:
+    """Workspace and flags of the streamk kernels of one stream (or of the streams sharing it
+    past SETS_MAX), with the StreamOrder and lock of the streams that share it."""
+
+    __slots__ = ("workspace", "flags", "ws_ptr", "flag_ptr", "order", "lock")
+
+    def __init__(self, device: torch.device, ctas: int):
+        bn = max(contract.STREAMK_BNS)
+        with _outside_capture(device):
+            self.workspace = torch.empty(contract.streamk_workspace_bytes(ctas, bn) // 4,
+                                         dtype=torch.float32, device=device)
+            self.flags = torch.zeros(contract.streamk_flag_words(ctas), dtype=torch.int64,
+                                     device=device)
+        self.ws_ptr = self.workspace.data_ptr()
+        self.flag_ptr = self.flags.data_ptr()
+        self.order = StreamOrder()
+        self.lock = threading.Lock()
+
+
+class SetsByStream:
+    """The sets of one device by stream: a new one (`make()`) for each of the first SETS_MAX
+    streams, then a shared one chosen by handle (not remembered: a churn of new streams must not
+    grow the map)."""
+
+    def __init__(self, make):
+        self._make = make
+        self.sets: list = []
+        self._by_stream: dict[int, object] = {}
+        self._lock = threading.Lock()
+
+    def has_own(self, handle: int) -> bool:
+        """Whether the stream `handle` has a set of its own already."""
+        return handle in self._by_stream
+
+    def get(self, handle: int):
+        st = self._by_stream.get(handle)
+        if st is not None:
+            return st
+        with self._lock:
+            st = self._by_stream.get(handle)
+            if st is None:
+                if len(self.sets) < SETS_MAX:
+                    st = self._make()
+                    self.sets.append(st)
+                    self._by_stream[handle] = st
+                else:
+                    st = self.sets[(handle >> 4) % SETS_MAX]
+        return st
+
 
 class StreamKBuffers:
-    """Workspace, flags and error record of the streamk kernels on one device."""
+    """The streamk sets of one device (by stream) and its error record."""
 
     def __init__(self, device: torch.device):
         from .group import _pinned_device_ptr
 
         self.device = device
         self.ctas = torch.cuda.get_device_properties(device).multi_processor_count
-        bn = max(contract.STREAMK_BNS)
-        self.workspace = torch.empty(contract.streamk_workspace_bytes(self.ctas, bn) // 4,
-                                     dtype=torch.float32, device=device)
-        self.flags = torch.zeros(contract.streamk_flag_words(self.ctas), dtype=torch.int64,
-                                 device=device)
-        self.error = torch.zeros(contract.ERROR_RECORD_WORDS, dtype=torch.int32, pin_memory=True)
-        self.error_ptr = _pinned_device_ptr(self.error, device.index)
-        self.order = StreamOrder()
-        self.lock = threading.Lock()
+        with _outside_capture(device):
+            self.error = torch.zeros(contract.ERROR_RECORD_WORDS, dtype=torch.int32,
+                                     pin_memory=True)
+            self.error_ptr = _pinned_device_ptr(self.error, device.index)
+        self._by_stream = SetsByStream(lambda: StreamKSet(device, self.ctas))
+        self.sets = self._by_stream.sets
+        #: The set of the stream `handle` (a cudaStream_t as int), created at its first streamk
+        #: launch (SetsByStream.get).
+        self.for_stream = self._by_stream.get
+        self.has_own_set = self._by_stream.has_own
 
-    def values(self, timeout_ns: int) -> dict:
-        """The streamk kernels' own parameters (contract.SCALAR_PARAMS)."""
-        return {"sk_ws_ptr": self.workspace.data_ptr(), "sk_flag_ptr": self.flags.data_ptr(),
+    def values(self, timeout_ns: int, handle: int) -> dict:
+        """The streamk kernels' own parameters (contract.SCALAR_PARAMS) on stream `handle`
+        (a launch patches the set's pointers in for its stream: call_plan.CallPlan.launch)."""
+        st = self.for_stream(handle)
+        return {"sk_ws_ptr": st.ws_ptr, "sk_flag_ptr": st.flag_ptr,
                 "err_ptr": self.error_ptr, "timeout_ns": timeout_ns}
 
     def fits(self, grid: int) -> bool:
@@ -55,11 +152,17 @@ class StreamKBuffers:
         return grid <= self.ctas
 
     def reset(self) -> None:
-        """Zero the error record and the flags (after the device's work is done)."""
+        """Zero the error record and every set's flags (after the device's work is done)."""
         torch.cuda.synchronize(self.device)
-        self.flags.zero_()
+        for st in self.sets:
+            st.flags.zero_()
         torch.cuda.synchronize(self.device)
         self.error.zero_()
+
+    def raised_flags(self) -> int:
+        """Flags raised in any set (0 between calls once every partial was summed; tests)."""
+        torch.cuda.synchronize(self.device)
+        return sum(int(st.flags[contract.FLAG_TILES:].count_nonzero()) for st in self.sets)
 
 
 class NoBuffers:
@@ -68,7 +171,7 @@ class NoBuffers:
 
     ctas = 1 << 30
 
-    def values(self, timeout_ns: int) -> dict:
+    def values(self, timeout_ns: int, handle: int = 0) -> dict:
         return {"sk_ws_ptr": 0, "sk_flag_ptr": 0, "err_ptr": 0, "timeout_ns": timeout_ns}
 
     def fits(self, grid: int) -> bool:
