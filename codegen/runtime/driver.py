@@ -5,6 +5,8 @@ runtime; the first real call loads libcuda.
 """
 from __future__ import annotations
 
+import contextlib
+
 try:  # cuda-python >= 12.6 layout
     from cuda.bindings import driver as cuda
 except ImportError:  # pragma: no cover - old cuda-python
@@ -76,3 +78,17 @@ def device_attribute(attr_name: str, device_index: int) -> int:
     attr = getattr(cuda.CUdevice_attribute, "CU_DEVICE_ATTRIBUTE_" + attr_name)
     dev = call("cuDeviceGet", device_index)
     return int(call("cuDeviceGetAttribute", attr, dev))
+
+
+@contextlib.contextmanager
+def capture_relaxed():
+    """This thread's stream-capture mode relaxed inside the block (restored after:
+    cuThreadExchangeStreamCaptureMode), so a call that is not allowed in a global-mode CUDA-graph
+    capture (cudaMalloc, a module load) may run while the thread captures. Only for work that is not part of
+    the graph: a kernel load, buffers allocated and zeroed on a stream no capture involves."""
+    old = call("cuThreadExchangeStreamCaptureMode",
+               cuda.CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_RELAXED)
+    try:
+        yield
+    finally:
+        call("cuThreadExchangeStreamCaptureMode", old)

@@ -7,7 +7,7 @@ from codegen import contract, env
 from codegen.spec import SpecError, Variant
 
 from .cache_index import CacheEntry
-from .driver import call, cuda, ensure_context
+from .driver import call, capture_relaxed, cuda, ensure_context
 from .params import ParamSpec, parse_abi
 
 
@@ -85,6 +85,11 @@ class LoadedKernel:
 
     def _load_current(self):
         ensure_context(self.device_index)
+        # (a first call may come inside a CUDA-graph capture: the load is not part of the graph)
+        with capture_relaxed():
+            self._load_relaxed()
+
+    def _load_relaxed(self):
         lib = call("cuLibraryLoadData", self.entry.cubin, None, None, 0, None, None, 0)
         kern = call("cuLibraryGetKernel", lib, self.entry.symbol.encode())
         func = call("cuKernelGetFunction", kern)
@@ -102,7 +107,8 @@ class LoadedKernel:
     def function(self):
         """The CUfunction in torch's context; loads the cubin on first use.
 
-        Ops touch it before their first launch so that no load happens during graph capture.
+        Ops touch it before their first launch; where that launch is inside a CUDA-graph
+        capture, the load runs with the capture mode relaxed (driver.capture_relaxed).
         """
         if self._function is None:
             self._load()

@@ -53,22 +53,18 @@ _ALLOC_STREAMS: dict[int, torch.cuda.Stream] = {}
 def _outside_capture(device: torch.device):
     """Allocate (torch's regular pool) and zero tensors inside the block even while this thread
     captures a CUDA graph: the block runs on the device's dedicated stream with this thread's
-    capture mode relaxed (cuThreadExchangeStreamCaptureMode), and that stream is synchronized
+    capture mode relaxed (driver.capture_relaxed), and that stream is synchronized
     before the block's tensors are used elsewhere."""
-    from .driver import call, cuda
+    from .driver import capture_relaxed
     from .group import _dedicated_stream
 
-    old = call("cuThreadExchangeStreamCaptureMode",
-               cuda.CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_RELAXED)
-    try:
+    with capture_relaxed():
         side = _ALLOC_STREAMS.get(device.index)
         if side is None:
             side = _ALLOC_STREAMS[device.index] = _dedicated_stream(device.index)
         with torch.cuda.device(device), torch.cuda.stream(side):
             yield
         side.synchronize()
-    finally:
-        call("cuThreadExchangeStreamCaptureMode", old)
 
 
 class StreamKSet:
