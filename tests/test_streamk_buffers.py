@@ -64,6 +64,38 @@ def test_one_set_per_new_stream_from_many_threads():
     assert len(made) == 1 and all(s is made[0] for s in got)
 
 
+def test_a_captured_launch_never_gets_an_eager_set(monkeypatch):
+    """The same stream handle (torch's capture stream, which its pool hands out again) gets one
+    set for launches captured into a graph and another for eager launches; each kind keeps its
+    own SETS_MAX, so no eager stream is ever hashed onto a capture set."""
+    import torch
+
+    from codegen.runtime.streamk_buffers import StreamKBuffers
+
+    made = []
+
+    def make():
+        made.append(_Set(len(made)))
+        return made[-1]
+    sk = object.__new__(StreamKBuffers)      # (no device: the sets are stand-ins)
+    sk._eager, sk._captured = SetsByStream(make), SetsByStream(make)
+    capturing = [False]
+    monkeypatch.setattr(torch.cuda, "is_current_stream_capturing", lambda: capturing[0])
+    h = 0x7777_0000
+    eager = sk.for_launch(h)
+    capturing[0] = True
+    captured = sk.for_launch(h)
+    assert captured is not eager and sk.for_launch(h) is captured
+    capture_sets = {id(captured)}
+    for i in range(3 * SETS_MAX):
+        capture_sets.add(id(sk.for_launch(0x9000_0000 + 0x40 * i)))
+    capturing[0] = False
+    for i in range(3 * SETS_MAX):
+        assert id(sk.for_launch(0x5000_0000 + 0x40 * i)) not in capture_sets
+    assert sk.for_launch(h) is eager
+    assert len(made) == 2 * SETS_MAX
+
+
 @pytest.mark.parametrize("variant", [v for v in deployment_matrix([4])
                                      if v.schedule == "streamk"], ids=str)
 def test_plan_takes_its_streams_set(encoded, variant):

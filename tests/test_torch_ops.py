@@ -207,3 +207,20 @@ def test_compile_fullgraph_aot_eager_matches_eager(handles, mode, tp):
         x = _bf16(M, K)
         torch.testing.assert_close(compiled(x), m(x), rtol=0, atol=0)
     assert op.calls[-2:] == [64, 64]
+
+
+def test_compile_with_the_handle_as_an_argument(handles):
+    """One compiled function called with several handles (a shared helper for several layers):
+    from the second handle on dynamo makes the int symbolic, and the fake impl specialises it
+    (it raised `unhashable type: SymInt`); each call runs its own op."""
+    torch._dynamo.reset()
+    ops = [StandInOp(64, N, K, "none") for _ in range(3)]
+    hs = [handles(op) for op in ops]
+    w = _bf16(N, K)
+    compiled = torch.compile(lambda x, w, h: torch.ops.codegen.gemm(x, w, h), fullgraph=True,
+                             backend="aot_eager")
+    x = _bf16(16, K)
+    for i, h in enumerate(hs):
+        torch.testing.assert_close(compiled(x, w, h), torch.ops.codegen.gemm(x, w, h),
+                                   rtol=0, atol=0)
+        assert [len(op.calls) for op in ops] == [2] * (i + 1) + [0] * (2 - i)

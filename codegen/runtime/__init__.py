@@ -6,7 +6,8 @@ without writing to it.
 from .errors import CacheMissError, DriverError, InputError, KernelTimeoutError
 
 __all__ = ["CacheMissError", "DriverError", "InputError", "KernelTimeoutError",
-           "GemmRsAr", "VirtualGroup", "Group", "SymmetricBuffer", "weight_in_aligned_rows"]
+           "GemmRsAr", "VirtualGroup", "Group", "SymmetricBuffer", "weight_in_aligned_rows",
+           "check_all_errors"]
 
 
 def __getattr__(name):  # lazy: importing the package must stay cheap and torch-free
@@ -19,4 +20,7 @@ def __getattr__(name):  # lazy: importing the package must stay cheap and torch-
     if name == "weight_in_aligned_rows":  # re-lay a weight once where K % 64 != 0 (mode none)
         from .tp_linear import weight_in_aligned_rows
         return weight_in_aligned_rows
+    if name == "check_all_errors":  # every live op's records, no sync (graph-replay serving)
+        from .health import check_all_errors
+        return check_all_errors
     raise AttributeError(name)

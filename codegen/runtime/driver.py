@@ -92,3 +92,9 @@ def capture_relaxed():
         yield
     finally:
         call("cuThreadExchangeStreamCaptureMode", old)
+
+
+def stream_capturing(handle: int) -> bool:
+    """Whether the stream `handle` (a cudaStream_t as int) is capturing a CUDA graph now."""
+    status = call("cuStreamIsCapturing", cuda.CUstream(int(handle)))
+    return status == cuda.CUstreamCaptureStatus.CU_STREAM_CAPTURE_STATUS_ACTIVE

@@ -5,10 +5,27 @@ ERROR_RECORD_FIELDS), so reading it needs no device copy; a stream sync first ma
 """
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 import torch
 
 from .errors import KernelTimeoutError
+
+#: Every live op's RankHealth (check_all_errors reads their records).
+_LIVE: "weakref.WeakSet[RankHealth]" = weakref.WeakSet()
+#: The last variant launched per rank of each group: shared by the group's ops, so an error
+#: names the kernel that last ran on that rank, whichever op launched it (by id for a group that
+#: cannot be weakly referenced, e.g. one with __slots__).
+_LAST_BY_GROUP: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_LAST_BY_ID: dict[int, dict[int, str]] = {}
+
+
+def _group_last(group) -> dict[int, str]:
+    try:
+        return _LAST_BY_GROUP.setdefault(group, {})
+    except TypeError:
+        return _LAST_BY_ID.setdefault(id(group), {})
 
 
 class RankHealth:
@@ -21,7 +38,8 @@ class RankHealth:
         self._device_of = device_of          # () -> torch.device, resolved lazily
         self._streamk_of = streamk_of
         self._views: dict[int, np.ndarray] = {}
-        self.last_variant: dict[int, str] = {}
+        self.last_variant: dict[int, str] = _group_last(group) if group is not None else {}
+        _LIVE.add(self)
 
     def _ranks(self):
         return self.group.local_ranks if self.group is not None else ()
@@ -83,3 +101,28 @@ class RankHealth:
         self.wait()
         for r in self._ranks():
             self.group.error_record(r).zero_()
+
+
+def check_all_errors() -> None:
+    """Raise KernelTimeoutError if any error record of this process is set: every local rank of
+    every group an op was built on, and every device's streamk record. No device sync: one read
+    of pinned host memory per record (the kernels write them through UVA; a record written by a
+    kernel still running is seen once it lands).
+
+    An op checks its records at each call, but a CUDA-graph replay never calls the op: a server
+    that replays graphs must call this (or TPContext.check_errors) itself, e.g. after each
+    step's replay or every few steps. After a time-out every later wait of that group or
+    streamk set gives up at once (the abort word), so replays return incomplete sums until
+    recovery (TPContext.recover / group.reset_state, streamk: reset_errors)."""
+    seen = set()
+    for health in list(_LIVE):
+        if health.group is not None:
+            key = id(health.group)
+        else:
+            sk = health._streamk_of() if health._streamk_of is not None else None
+            if sk is None:
+                continue
+            key = id(sk)
+        if key not in seen:
+            seen.add(key)
+            health.check()

@@ -23,6 +23,7 @@ from . import stream_order
 from . import streamk_buffers
 from .call_plan import CallPlan, current_stream_handle
 from .cache_index import build_command, find_entry
+from .driver import stream_capturing
 from .errors import CacheMissError, DriverError, InputError
 from .group import Group, launch_lock
 from .health import RankHealth
@@ -594,13 +595,21 @@ class GemmRsAr:
         return ready
 
     def join(self) -> None:
-        """Make the current stream wait for every local rank's stream."""
+        """Make the current stream wait for every local rank's stream (during a CUDA-graph
+        capture: every rank stream that joined the capture, i.e. whose rank was called in it;
+        waiting on another would be a dependency on uncaptured work, which invalidates the
+        capture)."""
         if self.group is None:
             return
         cur = torch.cuda.current_stream(self._device())
+        capturing = None
         for r in self.local_ranks:
             s = self.group.stream(r)
             if s is not None and s != cur:
+                if capturing is None:
+                    capturing = torch.cuda.is_current_stream_capturing()
+                if capturing and not stream_capturing(s.cuda_stream):
+                    continue
                 cur.wait_stream(s)
 
     # ---- errors ----------------------------------------------------------------------------
@@ -616,7 +625,10 @@ class GemmRsAr:
 
     def reset_errors(self) -> None:
         """Clear every local rank's error record (waits for the rank streams first); mode none:
-        the device's streamk error record and every stream's flags (streamk_buffers)."""
+        the device's streamk error record and every stream's flags (streamk_buffers). A
+        group's abort word and epochs stay as the time-out left them: recover with
+        `group.reset_state()` (TPContext.recover()) on every rank, or the next call's waits
+        give up at once."""
         self.health.reset()
 
     # ---- internals --------------------------------------------------------------------------
@@ -761,16 +773,19 @@ class GemmRsAr:
         a stream of its own (virtual groups) first waits on `ordered_after` (an event recorded
         on the caller's stream before any rank launched) or, without one, on the current
         stream; otherwise it launches on the current stream."""
-        plan = self._plan(rank, x, weight, out, M)
         dev = self._device()
         s = self.group.stream(rank) if self.group is not None and self.mode != "none" else None
-        if torch.cuda.current_device() == dev.index:
-            self._launch_on(plan, rank, x, weight, out, s, ordered_after)
+        if dev.type == "cuda" and torch.cuda.current_device() != dev.index:
+            # (the plan too: building it may load a kernel, query its occupancy and make the
+            # device's streamk buffers, each on this device, not the caller's current one)
+            with torch.cuda.device(dev):
+                plan = self._plan(rank, x, weight, out, M)
+                self._launch_on(plan, rank, x, weight, out, s, ordered_after)
         else:
+            plan = self._plan(rank, x, weight, out, M)
             if dev.type != "cuda":
                 raise _not_cuda(dev)
-            with torch.cuda.device(dev):
-                self._launch_on(plan, rank, x, weight, out, s, ordered_after)
+            self._launch_on(plan, rank, x, weight, out, s, ordered_after)
         self.health.last_variant[rank] = plan.info["variant"]
         self.last_launch[rank] = plan.info
 
@@ -784,9 +799,10 @@ class GemmRsAr:
                 # the caller's streams (stream_order.py)
                 stream_order.of_group(self.group).before_launch(handle)
             elif plan.info["schedule"] == "streamk":
-                # the stream's streamk set (streamk_buffers: one per stream, shared past
-                # SETS_MAX streams: then ordered like a group's calls, under the set's lock)
-                sk = streamk_buffers.of_device(dev).for_stream(handle)
+                # the stream's streamk set (streamk_buffers: one per stream, eager or captured,
+                # shared past SETS_MAX streams: then ordered like a group's calls, under the
+                # set's lock)
+                sk = streamk_buffers.of_device(dev).for_launch(handle)
         else:
             cur = torch.cuda.current_stream(dev)
             if s != cur:  # inputs (and out's allocation) are ordered on `cur`

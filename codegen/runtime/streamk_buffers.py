@@ -11,13 +11,15 @@ every op and layer launching there (a per-op set would cost ~17 MB per op: 132 C
 Two streamk calls running at once on one set would race on it (a partial summed into the
 wrong tile). A set per stream keeps calls on different streams apart, eager or captured: the
 branches of a CUDA graph captured on forked streams (e.g. a shared expert on a side stream)
-run at once on their own sets, and a graph replayed on one stream does not race with eager
-calls on another, unless it was captured on that stream (a graph's kernels keep the set of the
-stream they were captured on: never replay two graphs captured on one stream at once, nor one
-alongside eager calls on its capture stream). Past SETS_MAX streams on a device, streams share
-sets (by handle); a call on a shared set's other stream first waits for that set's last call
-(stream_order.StreamOrder, as a group's calls do; the wait is skipped during capture), and the
-set's lock keeps one thread's wait and launch together.
+run at once on their own sets. Launches captured into a graph take the capture sets of their
+streams, never an eager call's: torch captures on a stream of its pool, which a later
+`torch.cuda.Stream()` may hand to eager work, and a graph replays on whatever stream it is
+replayed on, so an eager call and a replay never share a set (a graph's kernels keep the capture
+set of the stream they were captured on: never replay two graphs captured on one stream at
+once). Past SETS_MAX streams of a kind (eager / captured) on a device, streams share that
+kind's sets (by handle); an eager call on a shared set's other stream first waits for that
+set's last call (stream_order.StreamOrder, as a group's calls do; the wait is skipped during
+capture), and the set's lock keeps one thread's wait and launch together.
 
 The flags clear themselves (the CTA that sums a partial zeroes its flag), so they stay valid
 across calls and graph replays. After a time-out they may not be: `reset()` zeroes every set's
@@ -58,11 +60,13 @@ def _outside_capture(device: torch.device):
     from .driver import capture_relaxed
     from .group import _dedicated_stream
 
-    with capture_relaxed():
+    # (the device first: _dedicated_stream makes its context current, which must not outlive
+    # the block on a caller whose current device is another)
+    with torch.cuda.device(device), capture_relaxed():
         side = _ALLOC_STREAMS.get(device.index)
         if side is None:
             side = _ALLOC_STREAMS[device.index] = _dedicated_stream(device.index)
-        with torch.cuda.device(device), torch.cuda.stream(side):
+        with torch.cuda.stream(side):
             yield
         side.synchronize()
 
@@ -129,17 +133,32 @@ class StreamKBuffers:
             self.error = torch.zeros(contract.ERROR_RECORD_WORDS, dtype=torch.int32,
                                      pin_memory=True)
             self.error_ptr = _pinned_device_ptr(self.error, device.index)
-        self._by_stream = SetsByStream(lambda: StreamKSet(device, self.ctas))
-        self.sets = self._by_stream.sets
-        #: The set of the stream `handle` (a cudaStream_t as int), created at its first streamk
-        #: launch (SetsByStream.get).
-        self.for_stream = self._by_stream.get
-        self.has_own_set = self._by_stream.has_own
+        make = lambda: StreamKSet(device, self.ctas)  # noqa: E731
+        self._eager, self._captured = SetsByStream(make), SetsByStream(make)
+        #: The eager set of the stream `handle` (a cudaStream_t as int), created at its first
+        #: streamk launch (SetsByStream.get); `for_capture`: its capture set.
+        self.for_stream = self._eager.get
+        self.for_capture = self._captured.get
+        self.has_own_set = self._eager.has_own
+        self.has_own_capture_set = self._captured.has_own
+        self.eager_sets, self.captured_sets = self._eager.sets, self._captured.sets
+
+    @property
+    def sets(self) -> list:
+        """Every set of the device, eager and captured."""
+        return self._eager.sets + self._captured.sets
+
+    def for_launch(self, handle: int):
+        """The set of a launch on the current stream `handle`: its capture set while the
+        stream captures a CUDA graph, else its eager set."""
+        if torch.cuda.is_current_stream_capturing():
+            return self._captured.get(handle)
+        return self._eager.get(handle)
 
     def values(self, timeout_ns: int, handle: int) -> dict:
-        """The streamk kernels' own parameters (contract.SCALAR_PARAMS) on stream `handle`
-        (a launch patches the set's pointers in for its stream: call_plan.CallPlan.launch)."""
-        st = self.for_stream(handle)
+        """The streamk kernels' own parameters (contract.SCALAR_PARAMS) on the current stream
+        `handle` (a launch patches its set's pointers in: call_plan.CallPlan.launch)."""
+        st = self.for_launch(handle)
         return {"sk_ws_ptr": st.ws_ptr, "sk_flag_ptr": st.flag_ptr,
                 "err_ptr": self.error_ptr, "timeout_ns": timeout_ns}
 

@@ -143,6 +143,10 @@ def run(handle: int, x: torch.Tensor, weight: torch.Tensor, mode: str | None = N
 
 
 def _fake(handle: int, x: torch.Tensor, mode: str) -> torch.Tensor:
+    if isinstance(handle, torch.SymInt):
+        # a handle passed as a compiled function's argument turns symbolic at its second value
+        # (dynamo's automatic dynamic ints); each handle is its own op: specialise (a guard)
+        handle = int(handle)
     entry = lookup(handle, mode)
     if x.dim() != 2:
         raise InputError(f"x must be 2-D [M, K], got shape {tuple(x.shape)}")

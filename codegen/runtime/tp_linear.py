@@ -261,6 +261,16 @@ class TPContext(SharedInstance):
                 "under their cache roots, or different min_m?): "
                 + "; ".join(f"rank {r}: {text(*p)}" for r, p in enumerate(prints)))
 
+    def check_errors(self) -> None:
+        """Raise KernelTimeoutError if a kernel of this context's group timed out (its local
+        rank's error record; no device sync). Its ops check at each call; a server replaying
+        CUDA graphs never calls them, so it must call this (or
+        codegen.runtime.check_all_errors) itself, e.g. after each step; then `recover()`."""
+        for fused, _ in self._ops.values():
+            if fused is not None:
+                fused.op.check_errors()
+                return
+
     def recover(self) -> None:
         """After a KernelTimeoutError (collective): clear every op's error record, then the
         group's flags (SymmMemGroup.reset_state: barrier, zero, barrier). Not for normal use."""

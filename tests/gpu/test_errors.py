@@ -83,3 +83,75 @@ def test_epochs_past_32_bits(mode):
         op.synchronize()
         check_outputs(mode, out, xs, ws, f"call {i} from epoch {start + i + 1}")
     assert [int(group.flags(r).local[0]) for r in range(tp)] == [start + 4] * tp
+
+
+@pytest.mark.gpu
+@requires_gpu
+def test_time_out_in_a_graph_replay_is_seen_without_a_call():
+    """Serving by graph replay never calls the op, so its per-call check never runs: a time-out
+    inside a replay must show in codegen.runtime.check_all_errors, which reads every live op's
+    records without a sync; after recovery the group is right again. The time-out is real: rank
+    0's epoch is pushed 4 calls ahead after the capture, so in the replay its kernel waits for
+    rank 1 to catch up (ERR_TIMEOUT_EPOCH) and rank 1's waits for rank 0's tiles end with it.
+    (Thirty-first session, call 6: capturing rank 0's call alone through the per-rank call
+    failed inside the capture (op.join waited on rank 1's stream, not in the capture: fixed, see
+    the next test), and the next test's MemPool aborted the process.)"""
+    from codegen import contract
+    from codegen.runtime import check_all_errors
+
+    tp, M, N, K = 2, 256, 1024, 768
+    group = VirtualGroup(tp, M, N, "rs")
+    op = GemmRsAr(M, N, K, "rs", group, timeout_ms=200)
+    xs, ws = rank_inputs(tp, M, N, K)
+    op.run_all(xs, ws)                   # warm-up: kernel loaded, plans built
+    op.synchronize()
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        op.run_all(xs, ws)
+    torch.cuda.synchronize()
+    check_all_errors()
+    group._flags[0][contract.FLAG_EPOCH] += 4
+    graph.replay()
+    torch.cuda.synchronize()
+    with pytest.raises(KernelTimeoutError) as ei:
+        check_all_errors()
+    assert ei.value.rank in (0, 1) and ei.value.code in (1, 2, 3), str(ei.value)
+    op.reset_errors()
+    group.reset_state()
+    check_all_errors()
+    out = op.run_all(xs, ws)
+    op.synchronize()
+    check_outputs("rs", out, xs, ws, "after the replay's time-out and reset_state")
+    del graph
+
+
+@pytest.mark.gpu
+@requires_gpu
+def test_a_lone_ranks_call_captures_and_its_time_out_is_seen():
+    """`op(0, x, w); op.join()` inside a capture, rank 1 never called: join waits only for the
+    rank streams in the capture (call 7: it raised cudaErrorStreamCaptureIsolation), the replay
+    times out on rank 0 waiting for peer 1, and check_all_errors sees it without an op call."""
+    from codegen.runtime import check_all_errors
+
+    tp, M, N, K = 2, 256, 1024, 768
+    group = VirtualGroup(tp, M, N, "rs")
+    op = GemmRsAr(M, N, K, "rs", group, timeout_ms=200)
+    xs, ws = rank_inputs(tp, M, N, K)
+    op.run_all(xs, ws)
+    op.synchronize()
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        op(0, xs[0], ws[0])
+        op.join()
+    check_all_errors()
+    graph.replay()
+    torch.cuda.synchronize()
+    with pytest.raises(KernelTimeoutError) as ei:
+        check_all_errors()
+    assert ei.value.rank == 0 and ei.value.peer == 1, str(ei.value)
+    op.reset_errors()
+    group.reset_state()
+    out = op.run_all(xs, ws)
+    op.synchronize()
+    check_outputs("rs", out, xs, ws, "after the lone rank's replay and reset_state")
+    del graph

@@ -159,7 +159,7 @@ def test_streamk_more_streams_than_sets():
     torch.cuda.synchronize()
     for i, (out, x, w) in enumerate(pending):
         assert_close(out, x.float() @ w.float().T, f"streamk call {i} on stream {i % len(streams)}")
-    assert len(_device_buffers().sets) == streamk_buffers.SETS_MAX
+    assert len(_device_buffers().eager_sets) == streamk_buffers.SETS_MAX
 
 
 @pytest.mark.gpu
@@ -202,10 +202,12 @@ def test_streamk_graph_of_forked_streams():
 @pytest.mark.gpu
 @requires_gpu
 def test_streamk_set_made_in_a_capture_outlives_the_graph(monkeypatch):
-    """A stream whose first streamk launch is inside a capture gets a set that is not the
-    graph's memory: after the graph is deleted and its memory handed out again (filled with
-    junk), eager calls and a new graph on that stream are still right. (The device's buffers
-    start afresh here, so the capture stream is sure to get a set of its own.)"""
+    """A stream whose first streamk launch is inside a capture gets a capture set that is not
+    the graph's memory, and that eager calls on the same stream never get (torch's capture
+    stream comes from its pool, which hands it out again): after the graph is deleted and its
+    memory handed out again (filled with junk), eager calls and a new graph on that stream are
+    still right. (The device's buffers start afresh here, so the capture stream is sure to get
+    a set of its own.)"""
     monkeypatch.setattr(streamk_buffers, "_BY_DEVICE", {})
     N, K, M = 7168, 4096, 384
     op = GemmRsAr(1024, N, K, "none", schedule="streamk", cta_group=1)
@@ -214,7 +216,9 @@ def test_streamk_set_made_in_a_capture_outlives_the_graph(monkeypatch):
     op(0, x, w, out=out)                  # warm-up on the current stream only
     torch.cuda.synchronize()
     stream = torch.cuda.Stream()
-    assert not _device_buffers().has_own_set(stream.cuda_stream)
+    sk = _device_buffers()
+    assert not sk.has_own_set(stream.cuda_stream)
+    assert not sk.has_own_capture_set(stream.cuda_stream)
     graph = torch.cuda.CUDAGraph()
     with torch.cuda.graph(graph, stream=stream):
         op(0, x, w, out=out)
@@ -222,7 +226,8 @@ def test_streamk_set_made_in_a_capture_outlives_the_graph(monkeypatch):
     graph.replay()
     torch.cuda.synchronize()
     assert_close(out, x.float() @ w.float().T, "graph whose capture made the set")
-    assert _device_buffers().has_own_set(stream.cuda_stream)
+    assert sk.has_own_capture_set(stream.cuda_stream)
+    assert not sk.has_own_set(stream.cuda_stream)     # the capture made no eager set
     del graph
     torch.cuda.synchronize()
     junk = [torch.full((1 << 22,), 7, dtype=torch.int64, device="cuda") for _ in range(16)]
@@ -242,6 +247,7 @@ def test_streamk_set_made_in_a_capture_outlives_the_graph(monkeypatch):
     torch.cuda.synchronize()
     assert_close(out, x.float() @ w.float().T, "a second graph on that stream")
     assert all(int(j[0]) == 7 for j in junk)
+    assert sk.for_stream(stream.cuda_stream) is not sk.for_capture(stream.cuda_stream)
     op.check_errors()
 
 
