@@ -11,9 +11,10 @@ class FakeStream:
         self.waited_on.append(other.name)
 
 
-def _order(streams, capturing=lambda: False):
+def _order(streams, capturing=lambda: False, stream_capturing=lambda handle: False):
     it = iter(streams)
-    return StreamOrder(current=lambda: next(it), capturing=capturing)
+    return StreamOrder(current=lambda: next(it), capturing=capturing,
+                       stream_capturing=stream_capturing)
 
 
 def test_one_stream_never_waits():
@@ -43,6 +44,22 @@ def test_no_wait_inside_a_capture_but_the_capture_stream_becomes_the_last():
     order.before_launch(7)        # capturing: an outside event cannot be waited on
     order.before_launch(1)        # eager again: waits for the capture's stream
     assert cap.waited_on == [] and a2.waited_on == ["cap"] and order.waits == 1
+
+
+def test_no_wait_for_a_last_stream_another_thread_is_capturing():
+    """An eager call on b after a call on a, while a (another thread's) is being captured: an
+    event recorded on a would join the eager work to that capture and invalidate it, so b does
+    not wait; once a's capture ended, a later switch waits as usual."""
+    a, b, a2, b2 = FakeStream("a"), FakeStream("b"), FakeStream("a"), FakeStream("b")
+    capturing_now = {1}
+    order = _order([a, b, a2, b2], stream_capturing=lambda handle: handle in capturing_now)
+    order.before_launch(1)
+    order.before_launch(2)        # a is capturing: no wait
+    capturing_now.clear()
+    order.before_launch(1)        # a waits for b
+    order.before_launch(2)        # b waits for a
+    assert (b.waited_on, a2.waited_on, b2.waited_on) == ([], ["b"], ["a"])
+    assert order.waits == 2
 
 
 def test_one_order_per_group_object():
@@ -77,6 +94,7 @@ def test_the_op_orders_a_caller_stream_groups_launches(monkeypatch):
     monkeypatch.setattr(op_mod, "current_stream_handle", lambda dev: handle["now"])
     monkeypatch.setattr(stream_order, "_torch_current", lambda: streams[handle["now"]])
     monkeypatch.setattr(stream_order, "_torch_capturing", lambda: False)
+    monkeypatch.setattr(stream_order, "_driver_stream_capturing", lambda handle: False)
     launched = []
 
     class Plan:
@@ -95,3 +113,17 @@ def test_the_op_orders_a_caller_stream_groups_launches(monkeypatch):
     assert launched == [1, 1, 2, 2, 1]
     assert streams[2].waited_on == ["s1"] and streams[1].waited_on == ["s2"]
     assert stream_order.of_group(group).waits == 2
+
+
+def test_the_driver_check_fails_safe(monkeypatch):
+    """Where the driver cannot say whether the last stream is capturing (the legacy stream
+    while a blocking stream captures), the wait is skipped rather than the call failing."""
+    from codegen.runtime import driver
+    from codegen.runtime.errors import DriverError
+
+    def refuse(handle):
+        raise DriverError("cuStreamIsCapturing", 906, "CUDA_ERROR_STREAM_CAPTURE_IMPLICIT")
+    monkeypatch.setattr(driver, "stream_capturing", refuse)
+    assert stream_order._driver_stream_capturing(0) is True
+    monkeypatch.setattr(driver, "stream_capturing", lambda handle: False)
+    assert stream_order._driver_stream_capturing(0) is False

@@ -14,7 +14,9 @@ wait and launch are never split by another's.
 Not covered (KERNEL-CONTRACT / README: never run two calls of one group at once):
 - during CUDA-graph capture the wait is skipped (an event from outside the capture cannot be
   waited on inside it; `torch.cuda.graph` synchronizes the device before capturing), and the
-  capture's stream becomes the last stream;
+  capture's stream becomes the last stream; so is an eager call's wait for a last stream that is
+  being captured now (by another thread): an event recorded there would join the eager work to
+  the capture and invalidate it;
 - a graph replayed on one stream while the group is called eagerly on another is not seen
   (replays do not pass through the op);
 - the last stream is waited on by its torch object: a caller that destroys that stream (an
@@ -32,15 +34,17 @@ class StreamOrder:
     stream changed), `capturing()` whether the current stream is capturing a CUDA graph; both
     injectable, so the logic is testable without a GPU."""
 
-    __slots__ = ("handle", "stream", "waits", "_current", "_capturing")
+    __slots__ = ("handle", "stream", "waits", "_current", "_capturing", "_stream_capturing")
 
     def __init__(self, current: Callable[[], Any] | None = None,
-                 capturing: Callable[[], bool] | None = None):
+                 capturing: Callable[[], bool] | None = None,
+                 stream_capturing: Callable[[int], bool] | None = None):
         self.handle: int | None = None
         self.stream = None
         self.waits = 0  # cross-stream waits inserted so far (tests and diagnostics)
         self._current = current
         self._capturing = capturing
+        self._stream_capturing = stream_capturing   # (handle) -> whether it captures now
 
     def before_launch(self, handle: int) -> None:
         """Order a launch on the stream `handle` (the current stream) after the last call."""
@@ -51,8 +55,11 @@ class StreamOrder:
             capturing = (self._capturing() if self._capturing is not None
                          else _torch_capturing())
             if not capturing:
-                cur.wait_stream(self.stream)
-                self.waits += 1
+                last_capturing = (self._stream_capturing or _driver_stream_capturing)(
+                    self.handle)
+                if not last_capturing:
+                    cur.wait_stream(self.stream)
+                    self.waits += 1
         self.handle, self.stream = handle, cur
 
 
@@ -60,6 +67,19 @@ def _torch_current():
     import torch
 
     return torch.cuda.current_stream()
+
+
+def _driver_stream_capturing(handle: int) -> bool:
+    """Whether the stream `handle` is being captured now; True where the driver cannot say
+    without implicating a capture (the legacy stream while a blocking stream captures:
+    CUDA_ERROR_STREAM_CAPTURE_IMPLICIT): no wait is the safe side there."""
+    from .driver import stream_capturing
+    from .errors import DriverError
+
+    try:
+        return stream_capturing(handle)
+    except DriverError:
+        return True
 
 
 def _torch_capturing() -> bool:
