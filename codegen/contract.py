@@ -100,8 +100,8 @@ DTYPES = ("bf16",)
 #: the k-tiles of the last waves evenly (stream-K: contract.streamk_split), so no SM idles in a
 #: partial last wave. A tile whose k-tiles two CTAs share is summed in f32 through a workspace
 #: in global memory, one per stream (runtime/streamk_buffers.py): the CTA that computed its
-#: later k-tiles stores its partial and raises a flag, the one that computed k-tile 0 waits for it (bounded), adds it and stores the
-#: tile. The CTAs form sets of as many clusters as the call has cluster row blocks (at most all),
+#: later k-tiles stores its partial and raises a flag, the one that computed k-tile 0 waits for
+#: it (bounded), adds it and stores the tile. The CTAs form sets of as many clusters as the call has cluster row blocks (at most all),
 #: and a set's clusters take the row blocks of one N tile at the same k-tiles, so each W tile
 #: comes from DRAM about once per set (contract.streamk_lanes). Clusters of 3 (BN 192) and 4
 #: (BN 256) along M share each W tile by multicast, so three or four row tiles need no padded

@@ -78,7 +78,7 @@ def test_a_captured_launch_never_gets_an_eager_set(monkeypatch):
         made.append(_Set(len(made)))
         return made[-1]
     sk = object.__new__(StreamKBuffers)      # (no device: the sets are stand-ins)
-    sk._eager, sk._captured = SetsByStream(make), SetsByStream(make)
+    sk.eager, sk.captured = SetsByStream(make), SetsByStream(make)
     capturing = [False]
     monkeypatch.setattr(torch.cuda, "is_current_stream_capturing", lambda: capturing[0])
     h = 0x7777_0000
@@ -101,7 +101,8 @@ def test_a_captured_launch_never_gets_an_eager_set(monkeypatch):
 def test_plan_takes_its_streams_set(encoded, variant):
     """Every streamk variant: a plan bound to one set, then another, then the first again
     (e.g. alternating streams), with new tensors between, packs exactly what a fresh packing
-    with that set's pointers would; binding no set leaves the last one."""
+    with that set's pointers would; binding no set leaves the last one, and a plan never bound
+    to a set (its pointers null: streamk_buffers.values) refuses to go without one."""
     op, kern, M = _op(variant), _kernel(variant), 333
     rng = random.Random(3)
     addr = lambda: rng.randrange(1, 1 << 40) * 16  # noqa: E731
@@ -114,6 +115,8 @@ def test_plan_takes_its_streams_set(encoded, variant):
         values.update(sk_ws_ptr=st.ws_ptr, sk_flag_ptr=st.flag_ptr)
         return pack_params(kern.specs, values).bytes()
 
+    with pytest.raises(ValueError, match="needs its stream's set"):
+        plan.launch(x.ptr, w.ptr, out.ptr, 0)
     sets = [_Set(1), _Set(2)]
     last = None
     for st in (sets[0], sets[1], sets[0], None, sets[1]):
@@ -127,5 +130,5 @@ def test_cpu_op_has_no_buffers():
     import torch
 
     nb = streamk_buffers.of_device(torch.device("cpu"))
-    assert nb.values(5, 123) == {"sk_ws_ptr": 0, "sk_flag_ptr": 0, "err_ptr": 0, "timeout_ns": 5}
+    assert nb.values(5) == {"sk_ws_ptr": 0, "sk_flag_ptr": 0, "err_ptr": 0, "timeout_ns": 5}
     assert streamk_buffers.existing(torch.device("cpu")) is None

@@ -103,10 +103,11 @@ class CallPlan:
         self._patch_set(sk)
 
     def _patch_set(self, sk) -> None:
-        if sk is not None and sk is not self._sk_last and self._sk_cells is not None:
-            self._sk_cells[0].value = sk.ws_ptr
-            self._sk_cells[1].value = sk.flag_ptr
-            self._sk_last = sk
+        if sk is None or sk is self._sk_last or self._sk_cells is None:
+            return
+        self._sk_cells[0].value = sk.ws_ptr
+        self._sk_cells[1].value = sk.flag_ptr
+        self._sk_last = sk
 
     def _patch(self, now: tuple) -> None:
         base = self._packed.base
@@ -154,6 +155,9 @@ class CallPlan:
         The driver copies the parameters during the call (also under graph capture), so the
         next call may patch the same buffer at once.
         """
+        if self._sk_cells is not None and sk is None and self._sk_last is None:
+            # (packed with null pointers: streamk_buffers.values; the set is the stream's)
+            raise ValueError("a streamk plan's first launch needs its stream's set (sk)")
         if self._func is None:
             f = self.kern.function
             self._func = (f, int(f))

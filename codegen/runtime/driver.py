@@ -84,8 +84,9 @@ def device_attribute(attr_name: str, device_index: int) -> int:
 def capture_relaxed():
     """This thread's stream-capture mode relaxed inside the block (restored after:
     cuThreadExchangeStreamCaptureMode), so a call that is not allowed in a global-mode CUDA-graph
-    capture (cudaMalloc, a module load) may run while the thread captures. Only for work that is not part of
-    the graph: a kernel load, buffers allocated and zeroed on a stream no capture involves."""
+    capture (cudaMalloc, a module load) may run while the thread captures. Only for work that
+    is not part of the graph: a kernel load, buffers allocated and zeroed on a stream no capture
+    involves."""
     old = call("cuThreadExchangeStreamCaptureMode",
                cuda.CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_RELAXED)
     try:

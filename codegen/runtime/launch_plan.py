@@ -127,16 +127,16 @@ def _collective_values(group, rank: int, transport: str, timeout_ns: int) -> dic
 
 def kernel_arguments(kern: LoadedKernel, t: CallTensors, descriptors: Descriptors,
                      group=None, rank: int = 0, transport: str = "none",
-                     timeout_ns: int = 0, streamk=None, stream: int = 0) -> dict:
+                     timeout_ns: int = 0, streamk=None) -> dict:
     """The values of exactly `contract.kernel_params(arch, mode, schedule)` of `kern`, by name
-    (the TMA operands are :func:`tma_operands`; a streamk kernel's buffers are `streamk`'s,
-    streamk_buffers.StreamKBuffers: the set of the stream `stream`)."""
+    (the TMA operands are :func:`tma_operands`; a streamk kernel's error record is `streamk`'s,
+    streamk_buffers.StreamKBuffers, and its workspace and flags come per launch)."""
     values = _tma_values(kern, tma_operands(kern, t, group, rank), descriptors, t.M)
     values.update({"m": t.M, "out_ptr": t.out.data_ptr()})
     if kern.mode != "none":
         values.update(_collective_values(group, rank, transport, timeout_ns))
     elif streamk is not None:
-        values.update(streamk.values(timeout_ns, stream))
+        values.update(streamk.values(timeout_ns))
     names = [name for name, _ in contract.kernel_params(kern.arch, kern.mode, kern.variant.schedule)]
     missing = [n for n in names if n not in values]
     if missing:  # a contract parameter this module does not know how to fill: a code bug

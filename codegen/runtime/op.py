@@ -683,16 +683,14 @@ class GemmRsAr:
         """Exactly the kernel's contract parameters, by name (launch_plan.kernel_arguments)."""
         tensors = CallTensors(x, weight, out, M, self.N, self.K)
         if self.mode == "none":
-            sk, stream, dev = None, 0, self._device()
+            sk = None
             if kern.variant.schedule == "streamk":
-                sk = streamk_buffers.of_device(dev)
+                sk = streamk_buffers.of_device(self._device())
                 if not sk.fits(grid):   # (launch_grid caps the grid at the SMs)
                     raise InputError(f"a streamk grid of {grid} CTAs exceeds the {sk.ctas} "
-                                     f"partial tiles of {dev}'s workspace")
-                if dev.type == "cuda":  # (the set of the current stream: a launch patches it)
-                    stream = current_stream_handle(dev.index)
+                                     f"partial tiles of {self._device()}'s workspace")
             return kernel_arguments(kern, tensors, self._descriptors, timeout_ns=self.timeout_ns,
-                                    streamk=sk, stream=stream)
+                                    streamk=sk)
         return kernel_arguments(kern, tensors, self._descriptors, self.group, rank,
                                 self.transport, self.timeout_ns)
 

@@ -134,33 +134,28 @@ class StreamKBuffers:
                                      pin_memory=True)
             self.error_ptr = _pinned_device_ptr(self.error, device.index)
         make = lambda: StreamKSet(device, self.ctas)  # noqa: E731
-        self._eager, self._captured = SetsByStream(make), SetsByStream(make)
-        #: The eager set of the stream `handle` (a cudaStream_t as int), created at its first
-        #: streamk launch (SetsByStream.get); `for_capture`: its capture set.
-        self.for_stream = self._eager.get
-        self.for_capture = self._captured.get
-        self.has_own_set = self._eager.has_own
-        self.has_own_capture_set = self._captured.has_own
-        self.eager_sets, self.captured_sets = self._eager.sets, self._captured.sets
+        #: The sets of eager launches and of launches captured into a graph, by stream handle
+        #: (a cudaStream_t as int), each made at its stream's first streamk launch of that kind.
+        self.eager, self.captured = SetsByStream(make), SetsByStream(make)
 
     @property
     def sets(self) -> list:
         """Every set of the device, eager and captured."""
-        return self._eager.sets + self._captured.sets
+        return self.eager.sets + self.captured.sets
 
     def for_launch(self, handle: int):
         """The set of a launch on the current stream `handle`: its capture set while the
         stream captures a CUDA graph, else its eager set."""
         if torch.cuda.is_current_stream_capturing():
-            return self._captured.get(handle)
-        return self._eager.get(handle)
+            return self.captured.get(handle)
+        return self.eager.get(handle)
 
-    def values(self, timeout_ns: int, handle: int) -> dict:
-        """The streamk kernels' own parameters (contract.SCALAR_PARAMS) on the current stream
-        `handle` (a launch patches its set's pointers in: call_plan.CallPlan.launch)."""
-        st = self.for_launch(handle)
-        return {"sk_ws_ptr": st.ws_ptr, "sk_flag_ptr": st.flag_ptr,
-                "err_ptr": self.error_ptr, "timeout_ns": timeout_ns}
+    def values(self, timeout_ns: int) -> dict:
+        """The streamk kernels' own parameters (contract.SCALAR_PARAMS); the workspace and flag
+        pointers are the launch's stream's set, patched in per launch
+        (call_plan.CallPlan.launch), so a plan holds none."""
+        return {"sk_ws_ptr": 0, "sk_flag_ptr": 0, "err_ptr": self.error_ptr,
+                "timeout_ns": timeout_ns}
 
     def fits(self, grid: int) -> bool:
         """Whether a grid of `grid` CTAs has its partial tiles and flags here."""
@@ -186,7 +181,7 @@ class NoBuffers:
 
     ctas = 1 << 30
 
-    def values(self, timeout_ns: int, handle: int = 0) -> dict:
+    def values(self, timeout_ns: int) -> dict:
         return {"sk_ws_ptr": 0, "sk_flag_ptr": 0, "err_ptr": 0, "timeout_ns": timeout_ns}
 
     def fits(self, grid: int) -> bool:

@@ -136,7 +136,7 @@ def test_streamk_two_streams():
     torch.cuda.synchronize()
     for i, out in enumerate(outs):
         assert_close(out, ref, f"streamk stream {i % 2} call {i}")
-    sets = [_device_buffers().for_stream(s.cuda_stream) for s in streams]
+    sets = [_device_buffers().eager.get(s.cuda_stream) for s in streams]
     assert sets[0] is not sets[1]
     assert all(st.order.waits == 0 for st in sets), "a stream waited for the other"
 
@@ -159,7 +159,7 @@ def test_streamk_more_streams_than_sets():
     torch.cuda.synchronize()
     for i, (out, x, w) in enumerate(pending):
         assert_close(out, x.float() @ w.float().T, f"streamk call {i} on stream {i % len(streams)}")
-    assert len(_device_buffers().eager_sets) == streamk_buffers.SETS_MAX
+    assert len(_device_buffers().eager.sets) == streamk_buffers.SETS_MAX
 
 
 @pytest.mark.gpu
@@ -217,8 +217,8 @@ def test_streamk_set_made_in_a_capture_outlives_the_graph(monkeypatch):
     torch.cuda.synchronize()
     stream = torch.cuda.Stream()
     sk = _device_buffers()
-    assert not sk.has_own_set(stream.cuda_stream)
-    assert not sk.has_own_capture_set(stream.cuda_stream)
+    assert not sk.eager.has_own(stream.cuda_stream)
+    assert not sk.captured.has_own(stream.cuda_stream)
     graph = torch.cuda.CUDAGraph()
     with torch.cuda.graph(graph, stream=stream):
         op(0, x, w, out=out)
@@ -226,8 +226,8 @@ def test_streamk_set_made_in_a_capture_outlives_the_graph(monkeypatch):
     graph.replay()
     torch.cuda.synchronize()
     assert_close(out, x.float() @ w.float().T, "graph whose capture made the set")
-    assert sk.has_own_capture_set(stream.cuda_stream)
-    assert not sk.has_own_set(stream.cuda_stream)     # the capture made no eager set
+    assert sk.captured.has_own(stream.cuda_stream)
+    assert not sk.eager.has_own(stream.cuda_stream)     # the capture made no eager set
     del graph
     torch.cuda.synchronize()
     junk = [torch.full((1 << 22,), 7, dtype=torch.int64, device="cuda") for _ in range(16)]
@@ -247,7 +247,7 @@ def test_streamk_set_made_in_a_capture_outlives_the_graph(monkeypatch):
     torch.cuda.synchronize()
     assert_close(out, x.float() @ w.float().T, "a second graph on that stream")
     assert all(int(j[0]) == 7 for j in junk)
-    assert sk.for_stream(stream.cuda_stream) is not sk.for_capture(stream.cuda_stream)
+    assert sk.eager.get(stream.cuda_stream) is not sk.captured.get(stream.cuda_stream)
     op.check_errors()
 
 
